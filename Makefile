@@ -1,0 +1,136 @@
+# Makefile: libgputune.so, the gputune tool, the examples, tests and benchmarks.
+#
+#   make              build everything under build/
+#   make test         build, then run every test through prove
+#   make check        run the tests of an existing build (no compiler needed)
+#   make demo         run an example application under the shim
+#   make SANITIZE=1 test   the same under AddressSanitizer and UBSan, in build-asan/
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CC        ?= cc
+BUILD     ?= build
+
+ifdef SANITIZE
+BUILD     := build-asan
+SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+NOUNDEF   := -Wl,-z,defs
+endif
+
+CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -D_GNU_SOURCE -MMD -MP \
+             -Iinclude -Ishim -I$(CUDA_HOME)/include $(SAN)
+NVFLAGS   := -O2 -lineinfo
+CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
+RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
+
+# Modules with no process-wide state: shared by the shim, the tool and unit tests.
+CORE      := map memtrack hash fatbin image demangle
+CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
+SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c)))
+
+UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
+HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
+             $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
+             $(BUILD)/tests/helpers/libchain.so
+EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
+             $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
+             $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
+             $(BUILD)/examples/threads_app
+BENCH     := $(BUILD)/bench/empty_launches
+
+all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/libgtcore.a: $(CORE_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a
+	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a -ldl -lpthread -l:libinih.a -lelf
+
+# Unit tests: one C file each, linked with the core modules only.
+$(BUILD)/tests/%.t: tests/%.c tests/tap.h $(BUILD)/libgtcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $< -o $@ $(BUILD)/libgtcore.a -ldl -lpthread
+
+# A stand-in libcuda.so.1 for CPU tests of the interposition.
+$(BUILD)/tests/fakecuda/libcuda.so.1: tests/helpers/fakecuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 $< -o $@
+
+$(BUILD)/tests/helpers/minirt: tests/helpers/minirt.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ -ldl -lpthread
+
+$(BUILD)/tests/helpers/gpu_probe: tests/helpers/gpu_probe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ -ldl
+
+$(BUILD)/tests/helpers/libchain.so: tests/helpers/chain_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DCHAIN_WRAPPER $< -o $@ -ldl
+
+$(BUILD)/tests/helpers/libtarget.so: tests/helpers/chain_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared $< -o $@
+
+$(BUILD)/tests/helpers/chain_main: tests/helpers/chain_main.c $(BUILD)/tests/helpers/libtarget.so
+	$(CC) $(CFLAGS) $< -o $@ -L$(BUILD)/tests/helpers -ltarget -Wl,-rpath,'$$ORIGIN' -ldl
+
+# Examples: closed builds with nvcc's defaults, never rebuilt for tuning.
+$(BUILD)/examples/runtime_app: examples/runtime_app/main.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@
+
+$(BUILD)/examples/runtime_app_ptds: examples/runtime_app/main.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) --default-stream per-thread $< -o $@
+
+$(BUILD)/examples/threads_app: examples/threads_app/main.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@ -lpthread
+
+$(BUILD)/examples/kernels.ptx: examples/driver_app/kernels.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_75 $< -o $@
+
+$(BUILD)/examples/kernels.fatbin: examples/driver_app/kernels.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90 $< -o $@
+
+$(BUILD)/examples/driver_app: examples/driver_app/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB)
+
+$(BUILD)/examples/nvrtc_app: examples/nvrtc_app/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
+
+$(BUILD)/bench/empty_launches: bench/empty_launches.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
+
+export GT_BUILD := $(abspath $(BUILD))
+export GT_SANITIZE := $(if $(SAN),1,)
+
+check:
+	prove --exec '' tests/*.t $(BUILD)/tests/*.t
+
+test: all
+	prove --exec '' tests/*.t $(BUILD)/tests/*.t
+
+demo: all
+	GPUTUNE_LOG=info LD_PRELOAD=$(abspath $(BUILD))/libgputune.so $(BUILD)/examples/runtime_app
+
+bench: all
+	bench/launch_overhead
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all check test demo bench clean
+
+-include $(wildcard $(BUILD)/shim/*.d $(BUILD)/tests/*.d $(BUILD)/tests/helpers/*.d)

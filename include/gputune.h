@@ -1,0 +1,34 @@
+/* gputune.h: the public face of libgputune.
+ *
+ * The names of the environment variables that control the shim, the format
+ * version of the cache file, and the small optional API an application may
+ * look up with dlsym(RTLD_DEFAULT, ...) to learn whether it runs under the
+ * shim.  Nothing here is needed to use the shim: LD_PRELOAD is enough. */
+#ifndef GPUTUNE_H
+#define GPUTUNE_H
+
+#define GPUTUNE_VERSION "0.1.0"
+
+/* Environment variables (documented in README). */
+#define GPUTUNE_ENV_MODE     "GPUTUNE_MODE"     /* off | run | tune | retune */
+#define GPUTUNE_ENV_LOG      "GPUTUNE_LOG"      /* error | warn | info | debug */
+#define GPUTUNE_ENV_LOG_FILE "GPUTUNE_LOG_FILE" /* path; "%p" becomes the pid */
+
+/* Version of the per-binary cache file format. */
+#define GPUTUNE_CACHE_FORMAT 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returns GPUTUNE_VERSION. */
+const char *gputune_version(void);
+
+/* Returns the active mode as the string GPUTUNE_MODE accepts ("off", "run", ...). */
+const char *gputune_mode(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,52 @@
+/* driver.c: the real CUDA driver behind the shim.
+ *
+ * The shim never links libcuda and never loads a driver the application did
+ * not load itself: it looks up the libcuda.so.1 already in the process
+ * (RTLD_NOLOAD) and resolves from it every entry point of driver.def by its
+ * exact ABI name.  If there is none, the shim stays inert and the
+ * application sees exactly what it would see without it. */
+#include "state.h"
+#include "interpose.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+struct gt_driver *const gt_drv = &gt.drv;
+
+static void open_once(void)
+{
+    gt_init();
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) {
+        gt_debug("libcuda.so.1 is not loaded; the shim stays inert");
+        atomic_store(&gt.drv.status, -1);
+        return;
+    }
+    gt.drv.handle = h;
+#define GT_HOOK(name, type) gt.drv.name = (type)gt_real_dlsym(h, #name);
+#define GT_USE(name, type) GT_HOOK(name, type)
+#include "driver.def"
+#undef GT_HOOK
+#undef GT_USE
+    gt_interpose_build();
+    int version = 0;
+    if (gt.drv.cuDriverGetVersion)
+        gt.drv.cuDriverGetVersion(&version);
+    gt_debug("driver opened: CUDA %d.%d", version / 1000, version % 1000 / 10);
+    atomic_store_explicit(&gt.drv.status, 1, memory_order_release);
+}
+
+int gt_driver_open(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, open_once);
+    return atomic_load(&gt.drv.status) > 0;
+}
+
+const char *gt_cu_error(CUresult r)
+{
+    const char *s = NULL;
+    if (gt.drv.cuGetErrorName)
+        gt.drv.cuGetErrorName(r, &s);
+    return s ? s : "unknown CUDA error";
+}

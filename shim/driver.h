@@ -1,0 +1,52 @@
+/* driver.h: the real CUDA driver behind the shim (see driver.c). */
+#ifndef GT_DRIVER_H
+#define GT_DRIVER_H
+
+/* Applications still call deprecated entry points; the shim must hook them. */
+#define CUDA_ENABLE_DEPRECATED
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdatomic.h>
+
+/* cuda.h renames cuGetProcAddress to its _v2; the shim needs both ABIs by
+ * their own names. */
+#undef cuGetProcAddress
+
+struct gt_driver {
+    atomic_int status; /* 0: not tried, 1: usable, -1: not loaded in this process */
+    void *handle;      /* libcuda.so.1, as the application loaded it */
+#define GT_HOOK(name, type) type name;
+#define GT_USE(name, type) type name;
+#include "driver.def"
+#undef GT_HOOK
+#undef GT_USE
+};
+
+/* Declarations of the shim's own versions of the hooked entry points,
+ * typed from cudaTypedefs.h so that every definition is checked against
+ * the driver's ABI. */
+#define GT_HOOK(name, type) extern __typeof__(*(type)0) name __attribute__((visibility("default")));
+#define GT_USE(name, type)
+#include "driver.def"
+#undef GT_HOOK
+#undef GT_USE
+
+int gt_driver_open(void);
+const char *gt_cu_error(CUresult r);
+
+/* True once the real driver is resolved; cheap enough for every hook. */
+static inline int gt_driver_ready(void)
+{
+    extern struct gt_driver *const gt_drv;
+    int s = atomic_load_explicit(&gt_drv->status, memory_order_acquire);
+    return s > 0 || (s == 0 && gt_driver_open());
+}
+
+/* First line of every hook: with no driver in the process, the shim is inert. */
+#define GT_REQUIRE_DRIVER()                  \
+    do {                                     \
+        if (!gt_driver_ready())              \
+            return CUDA_ERROR_NOT_INITIALIZED; \
+    } while (0)
+
+#endif

@@ -1,0 +1,10 @@
+/* hash.h: a fast 64-bit content hash for images and compiled code. */
+#ifndef GT_HASH_H
+#define GT_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t gt_hash64(const void *data, size_t size);
+
+#endif

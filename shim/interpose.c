@@ -1,0 +1,187 @@
+/* interpose.c: how the application's calls reach the shim.
+ *
+ * Three doors lead an application to a driver entry point, and the shim
+ * stands in each:
+ *   - the dynamic linker, for programs linked with -lcuda: the shim exports
+ *     the hooked symbols of driver.def itself;
+ *   - dlsym(), used by the CUDA runtime, PyTorch, Triton and others on their
+ *     own handle of libcuda.so.1: the shim exports dlsym (the real one comes
+ *     from dlvsym) and replaces what it returns;
+ *   - cuGetProcAddress(), through which the runtime resolves ~440 entry
+ *     points, some in their per-thread-stream (_ptsz) form.
+ * Replacement is by identity: a returned pointer equal to the real address
+ * of a hooked entry point becomes the shim's function of the same ABI name.
+ * Suffixes are never guessed, so a version the shim does not know passes
+ * through untouched. */
+#include "state.h"
+#include "interpose.h"
+#include "nvrtc_hooks.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hook {
+    void *real;
+    void *hook;
+    const char *name;
+};
+
+#define GT_HOOK(name, type) +1
+#define GT_USE(name, type)
+enum { NHOOKS = 0
+#include "driver.def"
+};
+#undef GT_HOOK
+#undef GT_USE
+
+static struct hook hooks[NHOOKS]; /* sorted by real address once built */
+static size_t nhooks;
+static atomic_ulong proc_lookups, proc_replaced;
+
+void *gt_real_dlsym(void *handle, const char *name)
+{
+    static void *(*_Atomic real)(void *, const char *);
+    void *(*f)(void *, const char *) = atomic_load_explicit(&real, memory_order_acquire);
+    if (!f) {
+        f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!f)
+            f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        if (!f)
+            abort(); /* no dlsym in libc: nothing could work */
+        atomic_store_explicit(&real, f, memory_order_release);
+    }
+    return f(handle, name);
+}
+
+static int by_real(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const struct hook *)a)->real;
+    uintptr_t y = (uintptr_t)((const struct hook *)b)->real;
+    return (x > y) - (x < y);
+}
+
+/* Called once, when the driver has been resolved. */
+void gt_interpose_build(void)
+{
+    nhooks = 0;
+#define GT_HOOK(sym, type) \
+    if (gt.drv.sym) hooks[nhooks++] = (struct hook){(void *)gt.drv.sym, (void *)sym, #sym};
+#define GT_USE(sym, type)
+#include "driver.def"
+#undef GT_HOOK
+#undef GT_USE
+    qsort(hooks, nhooks, sizeof hooks[0], by_real);
+    for (size_t i = 1; i < nhooks; i++)
+        if (hooks[i].real == hooks[i - 1].real)
+            gt_debug("driver entry points %s and %s share one address", hooks[i - 1].name, hooks[i].name);
+    gt_debug("%zu of %d hooked entry points found in the driver", nhooks, NHOOKS);
+}
+
+static void *replace_driver_pointer(void *p)
+{
+    if (gt.mode == GT_MODE_OFF || !gt_driver_ready())
+        return p;
+    struct hook key = {.real = p};
+    const struct hook *h = bsearch(&key, hooks, nhooks, sizeof hooks[0], by_real);
+    return h ? h->hook : p;
+}
+
+static int is_ours(const void *p)
+{
+    static Dl_info self;
+    Dl_info info;
+    if (!self.dli_fbase)
+        dladdr((void *)gt_real_dlsym, &self);
+    return dladdr(p, &info) && info.dli_fbase == self.dli_fbase;
+}
+
+static int is_driver_name(const char *name)
+{
+    return name[0] == 'c' && name[1] == 'u' && isupper((unsigned char)name[2]);
+}
+
+/* What a lookup that found `p` for `name` should return to the application. */
+void *gt_interpose_symbol(const char *name, void *p)
+{
+    int driver = is_driver_name(name);
+    if (!driver && strncmp(name, "nvrtc", 5) != 0)
+        return p;
+    gt_init();
+    /* Our own export was found: without the shim the lookup would have found
+     * the next definition or nothing, and a program probing for CUDA with
+     * dlsym(RTLD_DEFAULT, "cuInit") must keep seeing nothing. */
+    if (is_ours(p))
+        return gt_real_dlsym(RTLD_NEXT, name) ? p : NULL;
+    if (driver)
+        return replace_driver_pointer(p);
+    return gt.mode == GT_MODE_OFF ? p : gt_nvrtc_symbol(name, p);
+}
+
+/* RTLD_NEXT means "after the caller", and glibc learns the caller from the
+ * return address, which is now inside the shim.  Walk the objects loaded
+ * after the caller instead, keeping the first that defines `name` itself.
+ * A miss leaves dlerror() empty rather than naming the symbol. */
+static void *next_after(const void *caller, const char *name)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+        return gt_real_dlsym(RTLD_NEXT, name);
+    void *found = NULL;
+    for (struct link_map *l = lm->l_next; l && !found; l = l->l_next) {
+        void *h = dlopen(l->l_name[0] ? l->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            continue;
+        void *p = gt_real_dlsym(h, name);
+        struct link_map *def = NULL;
+        if (p && dladdr1(p, &info, (void **)&def, RTLD_DL_LINKMAP) && def == l)
+            found = p;
+        dlclose(h);
+    }
+    dlerror(); /* drop what the probing above left behind */
+    return found;
+}
+
+GT_EXPORT void *dlsym(void *handle, const char *name)
+{
+    void *p = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
+                                  : gt_real_dlsym(handle, name);
+    return p ? gt_interpose_symbol(name, p) : p;
+}
+
+static CUresult proc_result(CUresult r, void **pfn)
+{
+    atomic_fetch_add_explicit(&proc_lookups, 1, memory_order_relaxed);
+    if (r == CUDA_SUCCESS && pfn && *pfn) {
+        void *q = replace_driver_pointer(*pfn);
+        if (q != *pfn)
+            atomic_fetch_add_explicit(&proc_replaced, 1, memory_order_relaxed);
+        *pfn = q;
+    }
+    return r;
+}
+
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    if (!gt_driver_ready() || !gt.drv.cuGetProcAddress)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return proc_result(gt.drv.cuGetProcAddress(symbol, pfn, version, flags), pfn);
+}
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *status)
+{
+    if (!gt_driver_ready() || !gt.drv.cuGetProcAddress_v2)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return proc_result(gt.drv.cuGetProcAddress_v2(symbol, pfn, version, flags, status), pfn);
+}
+
+void gt_interpose_report(void)
+{
+    gt_debug("cuGetProcAddress: %lu lookups, %lu replaced by the shim",
+             atomic_load(&proc_lookups), atomic_load(&proc_replaced));
+}

@@ -1,0 +1,73 @@
+/* log.c: the shim's one voice.
+ *
+ * Every message of the shim goes through gt_log(): one line, prefixed with
+ * "gputune[pid]" and the level, written with a single write() so that lines
+ * of concurrent threads (and of processes sharing GPUTUNE_LOG_FILE, opened
+ * with O_APPEND) never interleave. */
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+/* Expands "%p" in a GPUTUNE_LOG_FILE path to the process id, so that the
+ * processes of one job (MPI ranks, data-loader workers) can log apart. */
+static void expand_path(const char *path, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = path; *p && n + 1 < cap; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            n += (size_t)snprintf(out + n, cap - n, "%ld", (long)getpid());
+            p++;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n < cap ? n : cap - 1] = '\0';
+}
+
+void gt_log_open(struct gt_log *log, int level, const char *path)
+{
+    log->level = level;
+    log->fd = STDERR_FILENO;
+    if (!path || !*path)
+        return;
+    char name[4096];
+    expand_path(path, name, sizeof name);
+    int fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        gt_warn("cannot open GPUTUNE_LOG_FILE '%s': %s; logging to stderr", name, strerror(errno));
+        return;
+    }
+    log->fd = fd;
+}
+
+int gt_log_enabled(int level)
+{
+    return level <= gt.log.level;
+}
+
+void gt_log(int level, const char *fmt, ...)
+{
+    if (!gt_log_enabled(level))
+        return;
+    int saved_errno = errno;
+    char line[8192];
+    int n = snprintf(line, sizeof line, "gputune[%ld] %s: ", (long)getpid(), level_names[level]);
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    ssize_t w = write(gt.log.fd, line, len);
+    (void)w; /* nowhere left to report a failing log */
+    errno = saved_errno;
+}

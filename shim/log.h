@@ -1,0 +1,21 @@
+/* log.h: the shim's one voice (see log.c). */
+#ifndef GT_LOG_H
+#define GT_LOG_H
+
+enum gt_log_level { GT_LOG_ERROR, GT_LOG_WARN, GT_LOG_INFO, GT_LOG_DEBUG };
+
+struct gt_log {
+    int level; /* messages above this level are dropped */
+    int fd;    /* where lines go: stderr or GPUTUNE_LOG_FILE */
+};
+
+void gt_log_open(struct gt_log *log, int level, const char *path);
+int gt_log_enabled(int level);
+void gt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define gt_error(...) gt_log(GT_LOG_ERROR, __VA_ARGS__)
+#define gt_warn(...)  gt_log(GT_LOG_WARN, __VA_ARGS__)
+#define gt_info(...)  gt_log(GT_LOG_INFO, __VA_ARGS__)
+#define gt_debug(...) gt_log(GT_LOG_DEBUG, __VA_ARGS__)
+
+#endif

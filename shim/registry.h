@@ -1,0 +1,111 @@
+/* registry.h: every image, module, library and kernel the application loads (see registry.c). */
+#ifndef GT_REGISTRY_H
+#define GT_REGISTRY_H
+
+#include "image.h"
+#include "map.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+enum gt_handle_kind { GT_HANDLE_FUNCTION, GT_HANDLE_KERNEL }; /* CUfunction, CUkernel */
+
+/* The driver entry point a launch came through. */
+enum gt_entry {
+    GT_ENTRY_LAUNCH, GT_ENTRY_LAUNCH_PTSZ,
+    GT_ENTRY_EX, GT_ENTRY_EX_PTSZ,
+    GT_ENTRY_COOP, GT_ENTRY_COOP_PTSZ,
+    GT_NENTRIES
+};
+
+struct gt_geom {
+    unsigned grid[3], block[3], smem;
+};
+
+struct gt_param {
+    uint32_t offset, size;
+};
+
+/* Something the application set on a function or kernel, to be set again on
+ * any variant that replaces it. */
+#define GT_SET_CACHE_CONFIG (-1) /* cuFuncSetCacheConfig / cuKernelSetCacheConfig */
+#define GT_SET_SHMEM_CONFIG (-2) /* cuFuncSetSharedMemConfig */
+#define GT_MAX_SETTINGS 16
+
+struct gt_setting {
+    int attr;   /* a CUfunction_attribute or GT_SET_* */
+    int value;
+    int device; /* -1: every device (set through a CUfunction) */
+};
+
+struct gt_kernel {
+    char *name;              /* mangled, as the driver knows it */
+    struct gt_image *image;  /* NULL if first met at a launch, loaded by a path the shim missed */
+    atomic_ulong launches[GT_NENTRIES];
+    atomic_ulong via[2];     /* launches through a CUfunction, a CUkernel */
+    atomic_ulong captured;   /* launches recorded into a graph, not run */
+    atomic_ulong cooperative;
+    _Atomic uint64_t last_geom; /* fingerprint of the last geometry seen */
+    atomic_int nparams;      /* -1 until the first launch asks the driver */
+    pthread_mutex_t lock;    /* guards geoms and params */
+    struct gt_geom *geoms;
+    size_t ngeoms, capgeoms;
+    struct gt_param *params;
+    struct gt_setting settings[GT_MAX_SETTINGS];
+    int nsettings;
+    struct gt_kernel *next;  /* all kernels, newest first */
+    struct gt_kernel *same_key;
+};
+
+struct gt_owner;
+
+struct gt_handle {
+    void *h;
+    enum gt_handle_kind kind;
+    struct gt_kernel *kernel;
+    struct gt_owner *owner;
+    struct gt_handle *owner_next;
+};
+
+/* A CUmodule or a CUlibrary: what unloading takes away. */
+struct gt_owner {
+    void *h;
+    int is_library;
+    struct gt_image *image;
+    struct gt_owner *parent;   /* the library a module was taken from */
+    struct gt_owner *children; /* modules taken from this library */
+    struct gt_owner *sibling;
+    struct gt_handle *handles;
+    struct gt_owner *dead_next;
+};
+
+struct gt_registry {
+    pthread_mutex_t lock;        /* serializes every change */
+    struct gt_map handles;       /* CUfunction / CUkernel -> gt_handle, read lock-free */
+    struct gt_map owners;        /* CUmodule / CUlibrary -> gt_owner */
+    struct gt_map by_key;        /* hash of (image, name) -> gt_kernel chain */
+    struct gt_image *images;
+    struct gt_kernel *kernels;
+    size_t nimages, nkernels;
+    struct gt_handle *dead_handles; /* unloaded, kept: a launch may still hold one */
+    struct gt_owner *dead_owners;
+};
+
+void gt_reg_init(struct gt_registry *reg);
+struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const char *path);
+void gt_reg_owner(void *h, int is_library, struct gt_image *img, void *parent);
+void gt_reg_owner_drop(void *h);
+struct gt_image *gt_reg_owner_image(void *h);
+struct gt_handle *gt_reg_handle(void *h, enum gt_handle_kind kind, void *owner, const char *name);
+struct gt_handle *gt_reg_lookup(void *h);
+struct gt_handle *gt_reg_adopt(void *h);
+/* What else a launch was, for gt_reg_note_launch(). */
+#define GT_LAUNCH_CAPTURED 1u    /* recorded into a graph under capture */
+#define GT_LAUNCH_COOPERATIVE 2u /* cooperative: never tuned */
+
+void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags);
+void gt_reg_note_setting(void *h, int attr, int value, int device);
+const char *gt_entry_name(enum gt_entry e);
+
+#endif

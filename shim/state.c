@@ -1,0 +1,89 @@
+/* state.c: the one global of the shim and its start-up.
+ *
+ * Everything the shim remembers lives in `gt`.  gt_init() reads the
+ * environment once, from the library constructor or from whichever hook runs
+ * first (another preloaded library may call dlsym before our constructor);
+ * it never touches the driver, so a process that never uses CUDA pays only
+ * for a few getenv() calls. */
+#include "state.h"
+
+#include "gputune.h"
+#include "report.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gt_state gt = {
+    .mode = GT_MODE_RUN,
+    .log = {.level = GT_LOG_WARN, .fd = 2},
+};
+
+static const char *const mode_names[] = {"off", "run", "tune", "retune", NULL};
+static const char *const level_names[] = {"error", "warn", "info", "debug", NULL};
+
+const char *gt_mode_name(enum gt_mode mode)
+{
+    return mode_names[mode];
+}
+
+/* Reads an environment variable that must be one of `choices`.  Unset or
+ * empty gives `fallback` silently; anything else unknown gives one warning
+ * naming the variable and what it accepts, then `fallback`. */
+int gt_env_choice(const char *var, const char *const *choices, int fallback)
+{
+    const char *v = getenv(var);
+    if (!v || !*v)
+        return fallback;
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(v, choices[i]) == 0)
+            return i;
+    char accepted[256] = "";
+    for (int i = 0; choices[i]; i++) {
+        strncat(accepted, i ? ", " : "", sizeof accepted - strlen(accepted) - 1);
+        strncat(accepted, choices[i], sizeof accepted - strlen(accepted) - 1);
+    }
+    gt_warn("%s=%s is not one of %s; using %s", var, v, accepted, choices[fallback]);
+    return fallback;
+}
+
+static void init_once(void)
+{
+    /* The level first, so that warnings about the other variables obey it. */
+    gt.log.level = gt_env_choice(GPUTUNE_ENV_LOG, level_names, GT_LOG_WARN);
+    gt_log_open(&gt.log, gt.log.level, getenv(GPUTUNE_ENV_LOG_FILE));
+    gt.mode = (enum gt_mode)gt_env_choice(GPUTUNE_ENV_MODE, mode_names, GT_MODE_RUN);
+    if (gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE)
+        gt_warn("GPUTUNE_MODE=%s is not yet available; running in run mode", gt_mode_name(gt.mode));
+    gt_reg_init(&gt.reg);
+    gt_mem_init(&gt.mem);
+    gt_capture_init(&gt.cap);
+    gt_debug("libgputune %s loaded, mode %s", GPUTUNE_VERSION, gt_mode_name(gt.mode));
+}
+
+void gt_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_once);
+}
+
+__attribute__((constructor)) static void gt_constructor(void)
+{
+    gt_init();
+}
+
+GT_EXPORT const char *gputune_version(void)
+{
+    return GPUTUNE_VERSION;
+}
+
+GT_EXPORT const char *gputune_mode(void)
+{
+    gt_init();
+    return gt_mode_name(gt.mode);
+}
+
+__attribute__((destructor)) static void gt_destructor(void)
+{
+    gt_report_exit();
+}
