@@ -1,0 +1,318 @@
+/* fakecuda.c: a stand-in libcuda.so.1 for testing the interposition without a GPU.
+ *
+ * It implements just enough of the driver for tests/helpers/minirt, which
+ * uses it the way the CUDA runtime uses the real one: dlopen, dlsym of
+ * cuGetProcAddress_v2, then every entry point through that, some in their
+ * _ptsz form.  Handles are pointers to small structs; launches run nothing.
+ * FAKECUDA_FAIL=name,name... makes those entry points fail with
+ * CUDA_ERROR_OUT_OF_MEMORY, to test that errors pass through the shim. */
+#define CUDA_ENABLE_DEPRECATED
+#include <cuda.h>
+#undef cuGetProcAddress
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAKE_MAGIC 0xfa4ec0deu
+
+struct fake_func {
+    unsigned magic;
+    int is_kernel;
+    char name[128];
+    struct fake_func *next;
+};
+
+static struct fake_func *funcs;
+
+static int fails(const char *name)
+{
+    const char *list = getenv("FAKECUDA_FAIL");
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+#define FAIL_IF_ASKED() \
+    if (fails(__func__)) \
+    return CUDA_ERROR_OUT_OF_MEMORY
+
+static struct fake_func *make_func(const char *name, int is_kernel)
+{
+    struct fake_func *f = calloc(1, sizeof *f);
+    f->magic = FAKE_MAGIC;
+    f->is_kernel = is_kernel;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->next = funcs;
+    funcs = f;
+    return f;
+}
+
+static int valid(const void *h)
+{
+    return h && ((const struct fake_func *)h)->magic == FAKE_MAGIC;
+}
+
+CUresult cuInit(unsigned flags) { (void)flags; FAIL_IF_ASKED(); return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+
+CUresult cuGetErrorName(CUresult r, const char **s)
+{
+    *s = r == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_FAKE";
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *o, void **v, unsigned n,
+                           CUlibraryOption *lo, void **lv, unsigned ln)
+{
+    (void)o; (void)v; (void)n; (void)lo; (void)lv; (void)ln;
+    FAIL_IF_ASKED();
+    if (!code)
+        return CUDA_ERROR_INVALID_VALUE;
+    *lib = (CUlibrary)malloc(16);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryUnload(CUlibrary lib) { FAIL_IF_ASKED(); free(lib); return CUDA_SUCCESS; }
+
+CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{
+    FAIL_IF_ASKED();
+    if (!image)
+        return CUDA_ERROR_INVALID_VALUE;
+    *m = (CUmodule)malloc(16);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleUnload(CUmodule m) { FAIL_IF_ASKED(); free(m); return CUDA_SUCCESS; }
+
+CUresult cuLibraryGetModule(CUmodule *m, CUlibrary lib)
+{
+    FAIL_IF_ASKED();
+    *m = (CUmodule)((char *)lib + 1);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
+{
+    (void)lib;
+    FAIL_IF_ASKED();
+    *k = (CUkernel)make_func(name, 1);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+    (void)m;
+    FAIL_IF_ASKED();
+    *f = (CUfunction)make_func(name, 0);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
+{
+    FAIL_IF_ASKED();
+    if (!valid(k))
+        return CUDA_ERROR_INVALID_HANDLE;
+    *f = (CUfunction)make_func(((struct fake_func *)k)->name, 0);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetName(const char **name, CUfunction f)
+{
+    if (!valid(f) || ((struct fake_func *)f)->is_kernel)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *name = ((struct fake_func *)f)->name;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetName(const char **name, CUkernel k)
+{
+    if (!valid(k) || !((struct fake_func *)k)->is_kernel)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *name = ((struct fake_func *)k)->name;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetModule(CUmodule *m, CUfunction f)
+{
+    (void)f;
+    *m = NULL;
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+/* Every fake kernel takes (int, float, pointer, pointer). */
+static CUresult param_info(const void *h, size_t i, size_t *off, size_t *size)
+{
+    static const size_t offs[] = {0, 4, 8, 16}, sizes[] = {4, 4, 8, 8};
+    if (!valid(h) || i >= 4)
+        return CUDA_ERROR_INVALID_VALUE;
+    *off = offs[i];
+    *size = sizes[i];
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size) { return param_info(f, i, off, size); }
+CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size) { return param_info(k, i, off, size); }
+
+static int capturing;
+
+static CUresult launch(const void *f, unsigned bx)
+{
+    if (!valid(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    return bx > 1024 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, CUstream s, void **p, void **e)
+{
+    (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p; (void)e;
+    FAIL_IF_ASKED();
+    return launch(f, bx);
+}
+
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned smem, CUstream s, void **p, void **e)
+{
+    (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p; (void)e;
+    FAIL_IF_ASKED();
+    return launch(f, bx);
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e)
+{
+    (void)p; (void)e;
+    FAIL_IF_ASKED();
+    return launch(f, c->blockDimX);
+}
+
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned smem, CUstream s, void **p)
+{
+    (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p;
+    FAIL_IF_ASKED();
+    return launch(f, bx);
+}
+
+CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice d)
+{
+    (void)a; (void)v; (void)d;
+    FAIL_IF_ASKED();
+    return valid(k) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
+{
+    (void)c;
+    FAIL_IF_ASKED();
+    return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* Device memory is host memory here, which is all the tracker needs. */
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+    FAIL_IF_ASKED();
+    *p = (CUdeviceptr)(uintptr_t)malloc(n);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr p) { FAIL_IF_ASKED(); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+
+CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s) { (void)s; return cuMemAlloc_v2(p, n); }
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s) { (void)s; return cuMemAlloc_v2(p, n); }
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { (void)s; return cuMemFree_v2(p); }
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
+{
+    (void)flags;
+    *d = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) { (void)s; (void)m; capturing++; return CUDA_SUCCESS; }
+
+CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+    (void)s;
+    if (!capturing)
+        return CUDA_ERROR_ILLEGAL_STATE;
+    capturing--;
+    *g = NULL;
+    return CUDA_SUCCESS;
+}
+
+static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *st)
+{
+    (void)s;
+    *st = capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) { return is_capturing(s, st); }
+CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st) { return is_capturing(s, st); }
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *status);
+
+/* What the real driver's table does: one base name, the version the caller
+ * asked for, a _ptsz form when per-thread default stream is requested. */
+static const struct {
+    const char *name;
+    void *fn, *ptsz;
+} procs[] = {
+    {"cuGetProcAddress", (void *)cuGetProcAddress_v2, NULL},
+    {"cuInit", (void *)cuInit, NULL},
+    {"cuDriverGetVersion", (void *)cuDriverGetVersion, NULL},
+    {"cuGetErrorName", (void *)cuGetErrorName, NULL},
+    {"cuCtxSynchronize", (void *)cuCtxSynchronize, NULL},
+    {"cuLibraryLoadData", (void *)cuLibraryLoadData, NULL},
+    {"cuLibraryUnload", (void *)cuLibraryUnload, NULL},
+    {"cuLibraryGetKernel", (void *)cuLibraryGetKernel, NULL},
+    {"cuLibraryGetModule", (void *)cuLibraryGetModule, NULL},
+    {"cuModuleLoadData", (void *)cuModuleLoadData, NULL},
+    {"cuModuleUnload", (void *)cuModuleUnload, NULL},
+    {"cuModuleGetFunction", (void *)cuModuleGetFunction, NULL},
+    {"cuKernelGetFunction", (void *)cuKernelGetFunction, NULL},
+    {"cuKernelSetAttribute", (void *)cuKernelSetAttribute, NULL},
+    {"cuFuncSetCacheConfig", (void *)cuFuncSetCacheConfig, NULL},
+    {"cuLaunchKernel", (void *)cuLaunchKernel, (void *)cuLaunchKernel_ptsz},
+    {"cuLaunchKernelEx", (void *)cuLaunchKernelEx, NULL},
+    {"cuLaunchCooperativeKernel", (void *)cuLaunchCooperativeKernel, NULL},
+    {"cuMemAlloc", (void *)cuMemAlloc_v2, NULL},
+    {"cuMemFree", (void *)cuMemFree_v2, NULL},
+    {"cuMemAllocAsync", (void *)cuMemAllocAsync, (void *)cuMemAllocAsync_ptsz},
+    {"cuMemFreeAsync", (void *)cuMemFreeAsync, NULL},
+    {"cuStreamBeginCapture", (void *)cuStreamBeginCapture_v2, NULL},
+    {"cuStreamEndCapture", (void *)cuStreamEndCapture, NULL},
+};
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *status)
+{
+    (void)version;
+    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
+        if (strcmp(procs[i].name, symbol) != 0)
+            continue;
+        *pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && procs[i].ptsz ? procs[i].ptsz : procs[i].fn;
+        if (status)
+            *status = CU_GET_PROC_ADDRESS_SUCCESS;
+        return CUDA_SUCCESS;
+    }
+    *pfn = NULL;
+    if (status)
+        *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+    return cuGetProcAddress_v2(symbol, pfn, version, flags, NULL);
+}

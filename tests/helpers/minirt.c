@@ -1,0 +1,219 @@
+/* minirt: a miniature CUDA runtime, to test the interposition without a GPU.
+ *
+ * It reaches the driver exactly as the CUDA runtime does: dlopen of
+ * libcuda.so.1, dlsym of cuGetProcAddress_v2, every other entry point
+ * through that (with the per-thread-stream flag under --ptsz), a fatbin
+ * wrapper loaded with cuLibraryLoadData, CUkernel handles launched directly.
+ * Run against tests/helpers/fakecuda.c, it prints what the shim must report:
+ *
+ *   minirt [--ptsz] [--threads N]   launch the fixed workload below
+ *   minirt --probe                  tell which symbols dlsym(RTLD_DEFAULT) finds
+ */
+#define CUDA_ENABLE_DEPRECATED
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#undef cuGetProcAddress
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PTX ".version 8.0\n.target sm_75\n.address_size 64\n\n.visible .entry scale()\n{\n\tret;\n}\n"
+#define PTX_PADDED ((sizeof PTX + 7) & ~(size_t)7)
+
+struct fatbin_entry {
+    uint16_t kind, unknown;
+    uint32_t header_size;
+    uint64_t size;
+    uint32_t compressed, unknown2;
+    uint16_t minor, major;
+    uint32_t arch, name_offset, name_size;
+    uint64_t flags, zero, uncompressed;
+};
+
+/* One uncompressed PTX entry for compute_75, as nvcc lays it out. */
+static const struct {
+    uint32_t magic;
+    uint16_t version, header_size;
+    uint64_t size;
+    struct fatbin_entry entry;
+    char text[PTX_PADDED];
+} fatbin __attribute__((aligned(8))) = {
+    0xBA55ED50u, 1, 16, sizeof(struct fatbin_entry) + PTX_PADDED,
+    {1, 0x101, 64, PTX_PADDED, 0, 0, 0, 8, 75, 0, 0, 0x11, 0, 0},
+    PTX,
+};
+
+static const struct {
+    uint32_t magic, version;
+    const void *data, *unused;
+} wrapper = {0x466243B1u, 1, &fatbin, NULL};
+
+static struct {
+    PFN_cuGetProcAddress_v12000 getProcAddress;
+    PFN_cuInit_v2000 init;
+    PFN_cuLibraryLoadData_v12000 libraryLoadData;
+    PFN_cuLibraryUnload_v12000 libraryUnload;
+    PFN_cuLibraryGetKernel_v12000 libraryGetKernel;
+    PFN_cuLibraryGetModule_v12000 libraryGetModule;
+    PFN_cuKernelGetFunction_v12000 kernelGetFunction;
+    PFN_cuKernelSetAttribute_v12000 kernelSetAttribute;
+    PFN_cuFuncSetCacheConfig_v3000 funcSetCacheConfig;
+    PFN_cuLaunchKernel_v4000 launchKernel;
+    PFN_cuLaunchKernelEx_v11060 launchKernelEx;
+    PFN_cuLaunchCooperativeKernel_v9000 launchCooperativeKernel;
+    PFN_cuMemAlloc_v3020 memAlloc;
+    PFN_cuMemFree_v3020 memFree;
+    PFN_cuMemAllocAsync_v11020 memAllocAsync;
+    PFN_cuMemFreeAsync_v11020 memFreeAsync;
+    PFN_cuStreamBeginCapture_v10010 streamBeginCapture;
+    PFN_cuStreamEndCapture_v10000 streamEndCapture;
+    PFN_cuCtxSynchronize_v2000 ctxSynchronize;
+} cu;
+
+static CUkernel saxpy, scale, fill;
+
+static void check(const char *what, CUresult r)
+{
+    if (r != CUDA_SUCCESS) {
+        printf("minirt: %s -> %d\n", what, (int)r);
+        exit(4);
+    }
+}
+
+static void resolve(void **slot, const char *name, cuuint64_t flags)
+{
+    CUdriverProcAddressQueryResult st;
+    check(name, cu.getProcAddress(name, slot, 12000, flags, &st));
+}
+
+static void launch(CUkernel k, unsigned grid, unsigned block)
+{
+    check("cuLaunchKernel", cu.launchKernel((CUfunction)k, grid, 1, 1, block, 1, 1, 0, NULL, NULL, NULL));
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 1000; i++)
+        launch(saxpy, 4, 256);
+    return NULL;
+}
+
+static int probe(void)
+{
+    static const char *const names[] = {"cuInit", "cuLaunchKernel", "nvrtcGetPTX", "gputune_version"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        printf("%s %s\n", names[i], dlsym(RTLD_DEFAULT, names[i]) ? "found" : "absent");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
+    int nthreads = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--probe") == 0)
+            return probe();
+        if (strcmp(argv[i], "--ptsz") == 0)
+            flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            nthreads = atoi(argv[++i]);
+    }
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        printf("minirt: no driver: %s\n", dlerror());
+        return 3;
+    }
+    PFN_cuGetProcAddress_v12000 bootstrap = (PFN_cuGetProcAddress_v12000)dlsym(h, "cuGetProcAddress_v2");
+    if (!bootstrap) {
+        printf("minirt: no cuGetProcAddress_v2\n");
+        return 3;
+    }
+    cu.getProcAddress = bootstrap;
+    resolve((void **)&cu.getProcAddress, "cuGetProcAddress", flags);
+#define R(field, name) resolve((void **)&cu.field, name, flags)
+    R(init, "cuInit");
+    R(libraryLoadData, "cuLibraryLoadData");
+    R(libraryUnload, "cuLibraryUnload");
+    R(libraryGetKernel, "cuLibraryGetKernel");
+    R(libraryGetModule, "cuLibraryGetModule");
+    R(kernelGetFunction, "cuKernelGetFunction");
+    R(kernelSetAttribute, "cuKernelSetAttribute");
+    R(funcSetCacheConfig, "cuFuncSetCacheConfig");
+    R(launchKernel, "cuLaunchKernel");
+    R(launchKernelEx, "cuLaunchKernelEx");
+    R(launchCooperativeKernel, "cuLaunchCooperativeKernel");
+    R(memAlloc, "cuMemAlloc");
+    R(memFree, "cuMemFree");
+    R(memAllocAsync, "cuMemAllocAsync");
+    R(memFreeAsync, "cuMemFreeAsync");
+    R(streamBeginCapture, "cuStreamBeginCapture");
+    R(streamEndCapture, "cuStreamEndCapture");
+    R(ctxSynchronize, "cuCtxSynchronize");
+#undef R
+    if ((void *)cu.ctxSynchronize != dlsym(h, "cuCtxSynchronize")) {
+        printf("minirt: cuCtxSynchronize was replaced\n");
+        return 5;
+    }
+    check("cuInit", cu.init(0));
+
+    CUlibrary lib;
+    CUmodule mod;
+    CUfunction fill_fn;
+    check("cuLibraryLoadData", cu.libraryLoadData(&lib, &wrapper, NULL, NULL, 0, NULL, NULL, 0));
+    check("cuLibraryGetKernel", cu.libraryGetKernel(&saxpy, lib, "_Z5saxpyifPKfPf"));
+    check("cuLibraryGetKernel", cu.libraryGetKernel(&scale, lib, "scale"));
+    check("cuLibraryGetKernel", cu.libraryGetKernel(&fill, lib, "_Z4fillIfEvPT_S0_i"));
+    check("cuLibraryGetModule", cu.libraryGetModule(&mod, lib));
+    check("cuKernelGetFunction", cu.kernelGetFunction(&fill_fn, fill));
+    check("cuKernelSetAttribute",
+          cu.kernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536, saxpy, 0));
+    check("cuFuncSetCacheConfig", cu.funcSetCacheConfig(fill_fn, CU_FUNC_CACHE_PREFER_L1));
+
+    CUdeviceptr buf[3], abuf;
+    for (int i = 0; i < 3; i++)
+        check("cuMemAlloc", cu.memAlloc(&buf[i], 1 << 20));
+    check("cuMemAllocAsync", cu.memAllocAsync(&abuf, 2 << 20, NULL));
+
+    /* saxpy: 120 launches in 3 geometries; scale: 7 + 1 cooperative + 2
+     * captured in 1 geometry; fill: 5 through its CUfunction + 1 through
+     * cuLaunchKernelEx, 2 geometries. */
+    for (unsigned n = 1; n <= 3; n++)
+        for (int i = 0; i < 40; i++)
+            launch(saxpy, n * 8, 128);
+    for (int i = 0; i < 7; i++)
+        launch(scale, 16, 256);
+    check("cuLaunchCooperativeKernel",
+          cu.launchCooperativeKernel((CUfunction)scale, 16, 1, 1, 256, 1, 1, 0, NULL, NULL));
+    for (int i = 0; i < 5; i++)
+        check("cuLaunchKernel", cu.launchKernel(fill_fn, 2, 2, 1, 64, 1, 1, 128, NULL, NULL, NULL));
+    CUlaunchConfig cfg = {.gridDimX = 3, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1};
+    check("cuLaunchKernelEx", cu.launchKernelEx(&cfg, (CUfunction)fill, NULL, NULL));
+    CUgraph graph;
+    check("cuStreamBeginCapture", cu.streamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    launch(scale, 16, 256);
+    launch(scale, 16, 256);
+    check("cuStreamEndCapture", cu.streamEndCapture(NULL, &graph));
+    /* A launch the driver refuses must not be counted. */
+    if (cu.launchKernel((CUfunction)saxpy, 1, 1, 1, 4096, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS) {
+        printf("minirt: an invalid launch succeeded\n");
+        return 5;
+    }
+
+    pthread_t t[64];
+    for (int i = 0; i < nthreads && i < 64; i++)
+        pthread_create(&t[i], NULL, thread_main, NULL);
+    for (int i = 0; i < nthreads && i < 64; i++)
+        pthread_join(t[i], NULL);
+
+    check("cuMemFree", cu.memFree(buf[0]));
+    check("cuMemFreeAsync", cu.memFreeAsync(abuf, NULL));
+    check("cuCtxSynchronize", cu.ctxSynchronize());
+    check("cuLibraryUnload", cu.libraryUnload(lib));
+    printf("minirt: done\n");
+    return 0;
+}

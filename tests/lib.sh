@@ -1,0 +1,89 @@
+# lib.sh: TAP helpers for the shell tests; source it first.
+#
+#   check "name" command...        a test that passes when the command succeeds
+#   is "$got" "$want" "name"       a test that compares two strings
+#   skip_all "reason"              skip the whole file
+#   need_gpu                       skip the whole file unless a CUDA device is usable
+#   shim command...                run a command with libgputune preloaded
+#   done_testing                   print the plan; exit status says whether all passed
+
+: "${GT_BUILD:=$(cd "$(dirname "$0")/.." && pwd)/build}"
+GT_SRC=$(cd "$(dirname "$0")/.." && pwd)
+tap_n=0
+tap_failed=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gputune-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+check() {
+    name=$1
+    shift
+    tap_n=$((tap_n + 1))
+    if "$@" >"$TMP/check.out" 2>&1; then
+        echo "ok $tap_n - $name"
+    else
+        echo "not ok $tap_n - $name"
+        sed 's/^/#   /' "$TMP/check.out" | head -40
+        tap_failed=$((tap_failed + 1))
+    fi
+}
+
+is() {
+    tap_n=$((tap_n + 1))
+    if [ "$1" = "$2" ]; then
+        echo "ok $tap_n - $3"
+    else
+        echo "not ok $tap_n - $3"
+        printf '#   got:      %s\n#   expected: %s\n' "$1" "$2"
+        tap_failed=$((tap_failed + 1))
+    fi
+}
+
+skip_all() {
+    echo "1..0 # SKIP $1"
+    exit 0
+}
+
+need_gpu() {
+    probe=$("$GT_BUILD/tests/helpers/gpu_probe" 2>&1) || skip_all "no usable CUDA device: $probe"
+}
+
+# Under SANITIZE=1 the sanitizer runtime must be the first library loaded.
+GT_PRELOAD="$GT_BUILD/libgputune.so"
+if [ -n "$GT_SANITIZE" ]; then
+    GT_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $GT_PRELOAD"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+fi
+
+shim() {
+    LD_PRELOAD="$GT_PRELOAD" "$@"
+}
+
+done_testing() {
+    echo "1..$tap_n"
+    [ "$tap_failed" -eq 0 ]
+}
+
+# The exit table of a shim log, one kernel a line:
+# launches<TAB>geometries<TAB>origin<TAB>ptx<TAB>kernel (demangled)
+exit_table() {
+    awk '/ info: +launches +geometries +origin/ { on = 1; next }
+         on && / info: +[0-9]+ +[0-9]+ / {
+             sub(/^.* info: +/, "")
+             l = $1; g = $2; o = $3; p = $4
+             sub(/^[0-9]+ +[0-9]+ +[^ ]+ +[^ ]+ +/, "")
+             print l "\t" g "\t" o "\t" p "\t" $0
+             next }
+         on && / debug: / { next }
+         on { on = 0 }' "$1"
+}
+
+# Field N (1 launches, 2 geometries, 3 origin, 4 ptx) of the kernel whose
+# demangled name starts with PREFIX, e.g. launches_of log 1 "saxpy(".
+table_field() {
+    exit_table "$1" | awk -F '\t' -v n="$2" -v p="$3" 'index($5, p) == 1 { print $n; exit }'
+}
+
+# The debug detail of a kernel: "key=value" for KEY, e.g. detail_of log "saxpy(" cuLaunchKernel_ptsz
+detail_of() {
+    grep " debug: kernel $2" "$1" | head -1 | tr ' ;' '\n\n' | awk -F= -v k="$3" '$1 == k { print $2; exit }'
+}
