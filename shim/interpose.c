@@ -14,12 +14,12 @@
  * Suffixes are never guessed, so a version the shim does not know passes
  * through untouched. */
 #include "state.h"
+#include "elfsym.h"
 #include "interpose.h"
 #include "nvrtc_hooks.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,10 @@ static struct hook hooks[NHOOKS]; /* sorted by real address once built */
 static size_t nhooks;
 static atomic_ulong proc_lookups, proc_replaced;
 
-void *gt_real_dlsym(void *handle, const char *name)
+/* libc's dlsym: the one after the shim, which also skips a sanitizer's
+ * interceptor placed before it.  Sanitizer runtimes call dlsym while they
+ * start, before instrumented code may run: this path stays uninstrumented. */
+GT_EARLY void *gt_real_dlsym(void *handle, const char *name)
 {
     static void *(*_Atomic real)(void *, const char *);
     void *(*f)(void *, const char *) = atomic_load_explicit(&real, memory_order_acquire);
@@ -51,7 +54,7 @@ void *gt_real_dlsym(void *handle, const char *name)
         if (!f)
             f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
         if (!f)
-            abort(); /* no dlsym in libc: nothing could work */
+            abort(); /* a libc without dlsym: nothing could work */
         atomic_store_explicit(&real, f, memory_order_release);
     }
     return f(handle, name);
@@ -99,17 +102,21 @@ static int is_ours(const void *p)
     return dladdr(p, &info) && info.dli_fbase == self.dli_fbase;
 }
 
-static int is_driver_name(const char *name)
+GT_EARLY static int is_driver_name(const char *name)
 {
     return name[0] == 'c' && name[1] == 'u' && isupper((unsigned char)name[2]);
 }
 
-/* What a lookup that found `p` for `name` should return to the application. */
-void *gt_interpose_symbol(const char *name, void *p)
+GT_EARLY static int is_nvrtc_name(const char *name)
+{
+    return name[0] == 'n' && name[1] == 'v' && name[2] == 'r' && name[3] == 't' && name[4] == 'c';
+}
+
+/* What a lookup that found `p` for a driver or NVRTC `name` should return
+ * to the application. */
+static void *interpose_symbol(const char *name, void *p)
 {
     int driver = is_driver_name(name);
-    if (!driver && strncmp(name, "nvrtc", 5) != 0)
-        return p;
     gt_init();
     /* Our own export was found: without the shim the lookup would have found
      * the next definition or nothing, and a program probing for CUDA with
@@ -121,36 +128,20 @@ void *gt_interpose_symbol(const char *name, void *p)
     return gt.mode == GT_MODE_OFF ? p : gt_nvrtc_symbol(name, p);
 }
 
-/* RTLD_NEXT means "after the caller", and glibc learns the caller from the
- * return address, which is now inside the shim.  Walk the objects loaded
- * after the caller instead, keeping the first that defines `name` itself.
- * A miss leaves dlerror() empty rather than naming the symbol. */
-static void *next_after(const void *caller, const char *name)
+/* RTLD_NEXT must mean "after the caller", not "after the shim": elfsym.c
+ * answers it, and hands what only the loader knows (IFUNCs) to libc. */
+GT_EARLY static void *next_after(const void *caller, const char *name)
 {
-    Dl_info info;
-    struct link_map *lm = NULL;
-    if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
-        return gt_real_dlsym(RTLD_NEXT, name);
-    void *found = NULL;
-    for (struct link_map *l = lm->l_next; l && !found; l = l->l_next) {
-        void *h = dlopen(l->l_name[0] ? l->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
-        if (!h)
-            continue;
-        void *p = gt_real_dlsym(h, name);
-        struct link_map *def = NULL;
-        if (p && dladdr1(p, &info, (void **)&def, RTLD_DL_LINKMAP) && def == l)
-            found = p;
-        dlclose(h);
-    }
-    dlerror(); /* drop what the probing above left behind */
-    return found;
+    void *p = NULL;
+    int r = gt_elfsym_next(caller, name, &p);
+    return r < 0 ? gt_real_dlsym(RTLD_NEXT, name) : p;
 }
 
-GT_EXPORT void *dlsym(void *handle, const char *name)
+GT_EARLY GT_EXPORT void *dlsym(void *handle, const char *name)
 {
     void *p = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
                                   : gt_real_dlsym(handle, name);
-    return p ? gt_interpose_symbol(name, p) : p;
+    return p && (is_driver_name(name) || is_nvrtc_name(name)) ? interpose_symbol(name, p) : p;
 }
 
 static CUresult proc_result(CUresult r, void **pfn)

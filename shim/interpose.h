@@ -4,7 +4,6 @@
 
 void *gt_real_dlsym(void *handle, const char *name);
 void gt_interpose_build(void);
-void *gt_interpose_symbol(const char *name, void *p);
 void gt_interpose_report(void);
 
 #endif
