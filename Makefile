@@ -32,7 +32,7 @@ SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shi
 UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
              $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
-             $(BUILD)/tests/helpers/libchain.so
+             $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
@@ -65,6 +65,10 @@ $(BUILD)/tests/helpers/minirt: tests/helpers/minirt.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ -ldl -lpthread
 
+$(BUILD)/tests/helpers/nvrtc_min: tests/helpers/nvrtc_min.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
+
 $(BUILD)/tests/helpers/gpu_probe: tests/helpers/gpu_probe.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ -ldl
@@ -81,15 +85,15 @@ $(BUILD)/tests/helpers/chain_main: tests/helpers/chain_main.c $(BUILD)/tests/hel
 	$(CC) $(CFLAGS) $< -o $@ -L$(BUILD)/tests/helpers -ltarget -Wl,-rpath,'$$ORIGIN' -ldl
 
 # Examples: closed builds with nvcc's defaults, never rebuilt for tuning.
-$(BUILD)/examples/runtime_app: examples/runtime_app/main.cu
+$(BUILD)/examples/runtime_app: examples/runtime_app/main.cu examples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
-$(BUILD)/examples/runtime_app_ptds: examples/runtime_app/main.cu
+$(BUILD)/examples/runtime_app_ptds: examples/runtime_app/main.cu examples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) --default-stream per-thread $< -o $@
 
-$(BUILD)/examples/threads_app: examples/threads_app/main.cu
+$(BUILD)/examples/threads_app: examples/threads_app/main.cu examples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@ -lpthread
 
@@ -101,13 +105,13 @@ $(BUILD)/examples/kernels.fatbin: examples/driver_app/kernels.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90 $< -o $@
 
-$(BUILD)/examples/driver_app: examples/driver_app/main.c
+$(BUILD)/examples/driver_app: examples/driver_app/main.c examples/common.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB)
+	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -lm
 
-$(BUILD)/examples/nvrtc_app: examples/nvrtc_app/main.c
+$(BUILD)/examples/nvrtc_app: examples/nvrtc_app/main.c examples/common.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
+	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64 -lm
 
 $(BUILD)/bench/empty_launches: bench/empty_launches.cu
 	@mkdir -p $(dir $@)
