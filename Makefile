@@ -49,7 +49,7 @@ $(BUILD)/libgtcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a
-	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a -ldl -lpthread -l:libinih.a -lelf
+	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a -ldl -lpthread -l:libinih.a -lelf -llz4 -lzstd
 
 # Unit tests: one C file each, linked with the core modules only.
 $(BUILD)/tests/%.t: tests/%.c tests/tap.h $(BUILD)/libgtcore.a

@@ -112,6 +112,25 @@ static struct gt_image *find_same(const struct gt_image *img)
     return NULL;
 }
 
+static void log_image(const struct gt_image *img)
+{
+    if (!gt_log_enabled(GT_LOG_DEBUG))
+        return;
+    char source[1024] = "";
+    if (img->path)
+        snprintf(source, sizeof source, ", file %s", img->path);
+    if (img->nvrtc) {
+        size_t n = (size_t)snprintf(source, sizeof source, ", NVRTC program %s, options:", img->nvrtc->name);
+        for (int i = 0; i < img->nvrtc->noptions && n < sizeof source; i++)
+            n += (size_t)snprintf(source + n, sizeof source - n, " %s", img->nvrtc->options[i]);
+    }
+    size_t size = img->size;
+    if (img->format == GT_FMT_WRAPPER)
+        gt_image_container(img, &size);
+    gt_debug("image: %s %s, %zu bytes, ptx %d, sass %d%s", gt_origin_name(img->origin), gt_format_name(img->format),
+             size, img->ptx_arch, img->sass_arch, source);
+}
+
 /* Records an image the driver has just accepted (or the file it read). */
 struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const char *path)
 {
@@ -150,9 +169,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
         free(img);
         return same;
     }
-    gt_debug("image: %s %s, %zu bytes, ptx %d, sass %d%s%s", gt_origin_name(img->origin),
-             gt_format_name(img->format), img->size, img->ptx_arch, img->sass_arch,
-             img->path ? ", " : "", img->path ? img->path : "");
+    log_image(img);
     return img;
 }
 

@@ -63,6 +63,14 @@ CUresult cuInit(unsigned flags) { (void)flags; FAIL_IF_ASKED(); return CUDA_SUCC
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
 
+/* NVRTC asks a loaded libcuda for its private tables; there are none here. */
+CUresult cuGetExportTable(const void **table, const CUuuid *id)
+{
+    (void)id;
+    *table = NULL;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult cuGetErrorName(CUresult r, const char **s)
 {
     *s = r == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_FAKE";
