@@ -5,9 +5,6 @@
 # table must count each kernel's launches exactly as the example says it
 # launched them (the example's `expect PREFIX COUNT` lines).
 . "$(dirname "$0")/lib.sh"
-# The CUDA driver reserves address space inside ASan's protected shadow gap
-# (google/sanitizers#629): without this, cuInit fails under SANITIZE=1.
-[ -z "$GT_SANITIZE" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 need_gpu
 
 APPS="runtime_app runtime_app_ptds driver_app nvrtc_app threads_app"

@@ -5,9 +5,6 @@
 # exit table must list the kernels they launched.  A workload whose module
 # is missing (exit status 3 without the shim) skips its checks.
 . "$(dirname "$0")/lib.sh"
-# The CUDA driver reserves address space inside ASan's protected shadow gap
-# (google/sanitizers#629): without this, cuInit fails under SANITIZE=1.
-[ -z "$GT_SANITIZE" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 need_gpu
 
 PYTHON=${PYTHON:-python3}

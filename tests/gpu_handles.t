@@ -6,9 +6,6 @@
 # per-thread default stream: its launches come through cuLaunchKernel_ptsz.
 # Launches recorded into a graph by stream capture are seen and marked.
 . "$(dirname "$0")/lib.sh"
-# The CUDA driver reserves address space inside ASan's protected shadow gap
-# (google/sanitizers#629): without this, cuInit fails under SANITIZE=1.
-[ -z "$GT_SANITIZE" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 need_gpu
 
 # debug_run APP: runs it under the shim in run mode, logging at debug, to $TMP/APP.log.

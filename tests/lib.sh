@@ -47,11 +47,13 @@ need_gpu() {
     probe=$("$GT_BUILD/tests/helpers/gpu_probe" 2>&1) || skip_all "no usable CUDA device: $probe"
 }
 
-# Under SANITIZE=1 the sanitizer runtime must be the first library loaded.
+# Under SANITIZE=1 the sanitizer runtime must be the first library loaded,
+# and the CUDA driver reserves address space inside ASan's protected shadow
+# gap (google/sanitizers#629): without protect_shadow_gap=0 cuInit fails.
 GT_PRELOAD="$GT_BUILD/libgputune.so"
 if [ -n "$GT_SANITIZE" ]; then
     GT_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $GT_PRELOAD"
-    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0"
 fi
 
 shim() {
