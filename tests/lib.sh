@@ -6,13 +6,15 @@
 #   need_gpu                       skip the whole file unless a CUDA device is usable
 #   shim command...                run a command with libgputune preloaded
 #   done_testing                   print the plan; exit status says whether all passed
+# GT_BUILD names the build to test (default build/); GT_KEEP=DIR keeps the files.
 
 : "${GT_BUILD:=$(cd "$(dirname "$0")/.." && pwd)/build}"
 GT_SRC=$(cd "$(dirname "$0")/.." && pwd)
 tap_n=0
 tap_failed=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gputune-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+# GT_KEEP=DIR keeps each test's logs and outputs in DIR/<test name>.
+trap '[ -n "$GT_KEEP" ] && mkdir -p "$GT_KEEP" && cp -r "$TMP" "$GT_KEEP/$(basename "$0" .t)"; rm -rf "$TMP"' EXIT
 
 check() {
     name=$1
