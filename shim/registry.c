@@ -371,8 +371,7 @@ static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags)
 {
     struct gt_kernel *k = hd->kernel;
-    atomic_fetch_add_explicit(&k->launches[entry], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&k->via[hd->kind], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&k->launches[entry][hd->kind], 1, memory_order_relaxed);
     if (flags & GT_LAUNCH_CAPTURED)
         atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
     if (flags & GT_LAUNCH_COOPERATIVE)

@@ -42,8 +42,7 @@ struct gt_setting {
 struct gt_kernel {
     char *name;              /* mangled, as the driver knows it */
     struct gt_image *image;  /* NULL if first met at a launch, loaded by a path the shim missed */
-    atomic_ulong launches[GT_NENTRIES];
-    atomic_ulong via[2];     /* launches through a CUfunction, a CUkernel */
+    atomic_ulong launches[GT_NENTRIES][2]; /* by entry point, by handle kind: one increment a launch */
     atomic_ulong captured;   /* launches recorded into a graph, not run */
     atomic_ulong cooperative;
     _Atomic uint64_t last_geom; /* fingerprint of the last geometry seen */

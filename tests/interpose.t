@@ -63,9 +63,9 @@ for fn in cuLibraryLoadData cuLibraryGetKernel cuMemAlloc_v2 cuLaunchKernel cuSt
     is "$shimmed" "$plain" "a failing $fn reaches the application unchanged"
 done
 
-# No driver at all: the shim stays inert.
-plain=$("$H/minirt" 2>&1; echo "rc=$?")
-shimmed=$(GPUTUNE_LOG=debug shim "$H/minirt" 2>/dev/null; echo "rc=$?")
+# No driver at all (asked under a name no machine has): the shim stays inert.
+plain=$("$H/minirt" --driver libcuda-absent.so.1 2>&1; echo "rc=$?")
+shimmed=$(GPUTUNE_LOG=debug shim "$H/minirt" --driver libcuda-absent.so.1 2>/dev/null; echo "rc=$?")
 is "$shimmed" "$plain" "without a driver the application sees the same error"
 
 # Probing for CUDA with dlsym(RTLD_DEFAULT) finds what it would find without the shim.

@@ -7,6 +7,8 @@
  * Run against tests/helpers/fakecuda.c, it prints what the shim must report:
  *
  *   minirt [--ptsz] [--threads N]   launch the fixed workload below
+ *   minirt --driver NAME            load the driver under another name (a
+ *                                   missing one: a machine with no driver)
  *   minirt --probe                  tell which symbols dlsym(RTLD_DEFAULT) finds
  */
 #define CUDA_ENABLE_DEPRECATED
@@ -115,6 +117,7 @@ int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
     int nthreads = 0;
+    const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
             return probe();
@@ -122,8 +125,10 @@ int main(int argc, char **argv)
             flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
             nthreads = atoi(argv[++i]);
+        if (strcmp(argv[i], "--driver") == 0 && i + 1 < argc)
+            driver = argv[++i];
     }
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(driver, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         printf("minirt: no driver: %s\n", dlerror());
         return 3;
