@@ -9,29 +9,6 @@ need_gpu
 
 APPS="runtime_app runtime_app_ptds driver_app nvrtc_app threads_app"
 
-# run_app APP LABEL: LABEL is plain (no shim), off or run (under the shim,
-# logging at info).  Leaves $TMP/APP.LABEL.{out,err,bin,log,rc}.
-run_app() {
-    base=$TMP/$1.$2
-    case $2 in
-    plain) (unset LD_PRELOAD; exec "$GT_BUILD/examples/$1" -o "$base.bin") >"$base.out" 2>"$base.err" ;;
-    *) GPUTUNE_MODE=$2 GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$base.log" \
-           shim "$GT_BUILD/examples/$1" -o "$base.bin" >"$base.out" 2>"$base.err" ;;
-    esac
-    echo $? >"$base.rc"
-}
-
-# Passes when the run exited 0 and printed `result OK`; else shows what it printed.
-ran_ok() {
-    if [ "$(cat "$1.rc")" = 0 ] && grep -qx 'result OK' "$1.out"; then
-        return 0
-    fi
-    echo "exit status $(cat "$1.rc")"
-    cat "$1.out"
-    tail -n 20 "$1.err"
-    return 1
-}
-
 # Launches of the table rows whose kernel starts with PREFIX, summed: a
 # kernel appears once per image it was launched from.  Empty if none.
 launches_of() {
@@ -42,18 +19,9 @@ total_launches() {
     exit_table "$1" | awk -F '\t' '{ n += $1 } END { print n + 0 }'
 }
 
-# Passes when LOG (if it exists at all) holds no exit table.
-no_table() {
-    [ -e "$1" ] || return 0
-    if grep -q 'launches  *geometries' "$1" || [ -n "$(exit_table "$1")" ]; then
-        cat "$1"
-        return 1
-    fi
-}
-
 for app in $APPS; do
     for label in plain off run; do
-        run_app "$app" "$label"
+        run_as "$label" "$TMP/$app.$label" "$GT_BUILD/examples/$app" -o "$TMP/$app.$label.bin"
         check "$app $label: exits 0 and prints result OK" ran_ok "$TMP/$app.$label"
     done
 

@@ -22,47 +22,18 @@ skip_checks() {
     done
 }
 
-# run_workload WL LABEL: LABEL is plain, off or run.  Leaves $TMP/WL.LABEL.{out,err,bin,log,rc}.
-run_workload() {
-    base=$TMP/$1.$2
-    script=$GT_SRC/tests/scripts/$1_workload.py
-    case $2 in
-    plain) (unset LD_PRELOAD; exec "$PYTHON" "$script" "$base.bin") >"$base.out" 2>"$base.err" ;;
-    *) GPUTUNE_MODE=$2 GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$base.log" \
-           shim "$PYTHON" "$script" "$base.bin" >"$base.out" 2>"$base.err" ;;
-    esac
-    echo $? >"$base.rc"
-}
-
-ran_ok() {
-    if [ "$(cat "$1.rc")" = 0 ] && grep -qx 'result OK' "$1.out"; then
-        return 0
-    fi
-    echo "exit status $(cat "$1.rc")"
-    cat "$1.out"
-    tail -n 20 "$1.err"
-    return 1
-}
-
-no_table() {
-    [ -e "$1" ] || return 0
-    if grep -q 'launches  *geometries' "$1" || [ -n "$(exit_table "$1")" ]; then
-        cat "$1"
-        return 1
-    fi
-}
-
 # workload WL MIN_KERNELS
 workload() {
     wl=$1
     p=$TMP/$wl
-    run_workload "$wl" plain
+    script=$GT_SRC/tests/scripts/${wl}_workload.py
+    run_as plain "$p.plain" "$PYTHON" "$script" "$p.plain.bin"
     if [ "$(cat "$p.plain.rc")" = 3 ]; then
         skip_checks "$NCHECKS" "$wl: $(sed -n 's/^SKIP //p' "$p.plain.out" | head -n 1)"
         return
     fi
-    run_workload "$wl" off
-    run_workload "$wl" run
+    run_as off "$p.off" "$PYTHON" "$script" "$p.off.bin"
+    run_as run "$p.run" "$PYTHON" "$script" "$p.run.bin"
     for label in plain off run; do
         check "$wl $label: exits 0 and prints result OK" ran_ok "$p.$label"
     done

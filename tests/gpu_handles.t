@@ -8,26 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 need_gpu
 
-# debug_run APP: runs it under the shim in run mode, logging at debug, to $TMP/APP.log.
-debug_run() {
-    base=$TMP/$1
-    GPUTUNE_MODE=run GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$base.log" \
-        shim "$GT_BUILD/examples/$1" >"$base.out" 2>"$base.err"
-    echo $? >"$base.rc"
-}
-
-ran_ok() {
-    if [ "$(cat "$1.rc")" = 0 ] && grep -qx 'result OK' "$1.out"; then
-        return 0
-    fi
-    echo "exit status $(cat "$1.rc")"
-    cat "$1.out"
-    tail -n 20 "$1.err"
-    return 1
-}
-
 for app in runtime_app runtime_app_ptds; do
-    debug_run "$app"
+    GT_LOG_LEVEL=debug run_as run "$TMP/$app" "$GT_BUILD/examples/$app"
     log=$TMP/$app.log
     check "$app: exits 0 and prints result OK under the shim" ran_ok "$TMP/$app"
     grep '^expect ' "$TMP/$app.out" >"$TMP/$app.expect"

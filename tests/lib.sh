@@ -5,6 +5,10 @@
 #   skip_all "reason"              skip the whole file
 #   need_gpu                       skip the whole file unless a CUDA device is usable
 #   shim command...                run a command with libgputune preloaded
+#   run_as MODE BASE command...    run it without the shim (MODE plain) or under it
+#                                  in GPUTUNE_MODE=MODE; leaves BASE.out .err .rc .log
+#   ran_ok BASE                    passes when that run exited 0 and printed `result OK`
+#   no_table LOG                   passes when LOG, if it exists, holds no exit table
 #   done_testing                   print the plan; exit status says whether all passed
 # GT_BUILD names the build to test (default build/); GT_KEEP=DIR keeps the files.
 
@@ -60,6 +64,37 @@ fi
 
 shim() {
     LD_PRELOAD="$GT_PRELOAD" "$@"
+}
+
+# The log level of run_as: info by default, GT_LOG_LEVEL=debug for details.
+run_as() {
+    mode=$1
+    base=$2
+    shift 2
+    case $mode in
+    plain) (unset LD_PRELOAD; exec "$@") >"$base.out" 2>"$base.err" ;;
+    *) GPUTUNE_MODE=$mode GPUTUNE_LOG=${GT_LOG_LEVEL:-info} GPUTUNE_LOG_FILE="$base.log" \
+           shim "$@" >"$base.out" 2>"$base.err" ;;
+    esac
+    echo $? >"$base.rc"
+}
+
+ran_ok() {
+    if [ "$(cat "$1.rc")" = 0 ] && grep -qx 'result OK' "$1.out"; then
+        return 0
+    fi
+    echo "exit status $(cat "$1.rc")"
+    cat "$1.out"
+    tail -n 20 "$1.err"
+    return 1
+}
+
+no_table() {
+    [ -e "$1" ] || return 0
+    if grep -q 'launches  *geometries' "$1" || [ -n "$(exit_table "$1")" ]; then
+        cat "$1"
+        return 1
+    fi
 }
 
 done_testing() {
