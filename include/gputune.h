@@ -13,6 +13,8 @@
 #define GPUTUNE_ENV_MODE     "GPUTUNE_MODE"     /* off | run | tune | retune */
 #define GPUTUNE_ENV_LOG      "GPUTUNE_LOG"      /* error | warn | info | debug */
 #define GPUTUNE_ENV_LOG_FILE "GPUTUNE_LOG_FILE" /* path; "%p" becomes the pid */
+#define GPUTUNE_ENV_CACHE_DIR "GPUTUNE_CACHE_DIR" /* default $XDG_CACHE_HOME/gputune */
+#define GPUTUNE_ENV_JOBS     "GPUTUNE_JOBS"     /* compile threads; default: processors */
 
 /* Version of the per-binary cache file format. */
 #define GPUTUNE_CACHE_FORMAT 1

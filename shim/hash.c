@@ -19,8 +19,13 @@ static uint64_t mix(uint64_t x)
 
 uint64_t gt_hash64(const void *data, size_t size)
 {
+    return gt_hash64_seeded(data, size, 0x243f6a8885a308d3ULL);
+}
+
+uint64_t gt_hash64_seeded(const void *data, size_t size, uint64_t seed)
+{
     const unsigned char *p = data;
-    uint64_t h = 0x243f6a8885a308d3ULL ^ (uint64_t)size;
+    uint64_t h = seed ^ (uint64_t)size;
     size_t i = 0;
     for (; i + 8 <= size; i += 8) {
         uint64_t w;

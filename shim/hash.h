@@ -6,5 +6,6 @@
 #include <stdint.h>
 
 uint64_t gt_hash64(const void *data, size_t size);
+uint64_t gt_hash64_seeded(const void *data, size_t size, uint64_t seed);
 
 #endif

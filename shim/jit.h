@@ -1,0 +1,72 @@
+/* jit.h: NVRTC and nvJitLink, opened when first needed (see jit.c). */
+#ifndef GT_JIT_H
+#define GT_JIT_H
+
+#include "store.h"
+
+#include <nvJitLink.h>
+#include <nvrtc.h>
+#include <pthread.h>
+
+struct gt_jit {
+    pthread_mutex_t lock;
+    int state;          /* 0: not opened yet, 1: usable, -1: not available (see error) */
+    char error[512];
+    void *(*resolve)(void *, const char *); /* dlsym, or the shim's path to libc's */
+    void *nvrtc_lib, *jitlink_lib;
+    int nvrtc_version, jitlink_version; /* major * 1000 + minor * 10 */
+    struct {
+        __typeof__(&nvrtcCreateProgram) create;
+        __typeof__(&nvrtcCompileProgram) compile;
+        __typeof__(&nvrtcGetCUBINSize) cubin_size;
+        __typeof__(&nvrtcGetCUBIN) cubin;
+        __typeof__(&nvrtcGetProgramLogSize) log_size;
+        __typeof__(&nvrtcGetProgramLog) log;
+        __typeof__(&nvrtcDestroyProgram) destroy;
+        __typeof__(&nvrtcVersion) version;
+    } rtc;
+    struct {
+        __typeof__(&__nvJitLinkCreate_13_0) create;
+        __typeof__(&__nvJitLinkAddData_13_0) add;
+        __typeof__(&__nvJitLinkComplete_13_0) complete;
+        __typeof__(&__nvJitLinkGetLinkedCubinSize_13_0) cubin_size;
+        __typeof__(&__nvJitLinkGetLinkedCubin_13_0) cubin;
+        __typeof__(&__nvJitLinkGetErrorLogSize_13_0) error_size;
+        __typeof__(&__nvJitLinkGetErrorLog_13_0) error_log;
+        __typeof__(&__nvJitLinkGetInfoLogSize_13_0) info_size;
+        __typeof__(&__nvJitLinkGetInfoLog_13_0) info_log;
+        __typeof__(&__nvJitLinkDestroy_13_0) destroy;
+        __typeof__(&nvJitLinkVersion) version;
+    } link;
+};
+
+enum gt_jit_input { GT_JIT_SOURCE, GT_JIT_PTX };
+
+/* One compilation: CUDA source through NVRTC or PTX through nvJitLink,
+ * always to a cubin for one exact architecture. */
+struct gt_jit_job {
+    enum gt_jit_input input;
+    const char *text;            /* NUL-terminated source or PTX */
+    const char *name;            /* program or input name, for messages */
+    int nheaders;
+    const char *const *headers, *const *include_names;
+    int noptions;
+    const char *const *options;  /* without the architecture: added here */
+    int arch;                    /* 90 for sm_90 */
+    /* results */
+    int ok;
+    int from_store;
+    unsigned char *cubin;
+    size_t cubin_size;
+    char *log;                   /* the compiler's messages, NULL if none */
+    char store_error[256];       /* why a built cubin could not be stored, "" if it was */
+    double seconds;
+};
+
+void gt_jit_init(struct gt_jit *j, void *(*resolve)(void *, const char *));
+int gt_jit_open(struct gt_jit *j);
+void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job);
+void gt_jit_job_clear(struct gt_jit_job *job);
+void gt_jit_close(struct gt_jit *j);
+
+#endif

@@ -1,0 +1,154 @@
+/* store.c: compiled code on disk, named by what it was compiled from.
+ *
+ * A variant's cubin is stored under a 128-bit key of everything that went
+ * into it (compiler and version, options, architecture, source or PTX), so
+ * building the same variant again, in this run or the next, is a file read.
+ * Files are written to a temporary name and renamed, so a reader never sees
+ * half a cubin and concurrent writers of one key agree.  Directories must
+ * belong to the user and be writable by nobody else: the shim loads what it
+ * finds there into the application. */
+#include "store.h"
+#include "hash.h"
+
+#include "gputune.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_CUBIN ((size_t)1 << 30)
+
+struct gt_key gt_key_of(const void *data, size_t size)
+{
+    return (struct gt_key){gt_hash64_seeded(data, size, 0x6a09e667f3bcc908ULL),
+                           gt_hash64_seeded(data, size, 0xbb67ae8584caa73bULL)};
+}
+
+/* $GPUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gputune, else ~/.cache/gputune. */
+int gt_store_default_root(char *out, size_t cap)
+{
+    const char *dir = getenv(GPUTUNE_ENV_CACHE_DIR), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (dir && *dir)
+        n = snprintf(out, cap, "%s", dir);
+    else if (xdg && *xdg)
+        n = snprintf(out, cap, "%s/gputune", xdg);
+    else if (home && *home)
+        n = snprintf(out, cap, "%s/.cache/gputune", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* Refuses a directory that another user could write into (or owns). */
+int gt_dir_check_private(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "cannot use cache directory %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cache directory %s is not a directory", path);
+        return -1;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        snprintf(err, errlen, "cache directory %s is writable by other users; not using it", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int make_dirs(char *path, char *err, size_t errlen)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int r = mkdir(path, 0700);
+        *p = '/';
+        if (r != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create cache directory %s: %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create cache directory %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return gt_dir_check_private(path, err, errlen);
+}
+
+int gt_store_open(struct gt_store *s, const char *root, char *err, size_t errlen)
+{
+    int n = snprintf(s->dir, sizeof s->dir, "%s/cubins", root);
+    if (n < 0 || (size_t)n >= sizeof s->dir) {
+        snprintf(err, errlen, "cache directory path too long: %s", root);
+        return -1;
+    }
+    char rootcopy[PATH_MAX];
+    snprintf(rootcopy, sizeof rootcopy, "%s", root);
+    if (make_dirs(rootcopy, err, errlen) != 0)
+        return -1;
+    return make_dirs(s->dir, err, errlen);
+}
+
+static void path_of(const struct gt_store *s, struct gt_key k, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%016llx%016llx.cubin", s->dir, (unsigned long long)k.a, (unsigned long long)k.b);
+}
+
+/* 0 and a malloc'd copy when the key is stored; -1 otherwise (a file that
+ * is not an ELF is treated as absent and will be overwritten). */
+int gt_store_get(const struct gt_store *s, struct gt_key k, unsigned char **data, size_t *size)
+{
+    char path[PATH_MAX + 64];
+    path_of(s, k, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    unsigned char *buf = NULL;
+    if (fstat(fd, &st) == 0 && st.st_size >= 4 && (size_t)st.st_size <= MAX_CUBIN &&
+        (buf = malloc((size_t)st.st_size)) != NULL) {
+        if (read(fd, buf, (size_t)st.st_size) != st.st_size || memcmp(buf, "\177ELF", 4) != 0) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    close(fd);
+    if (!buf)
+        return -1;
+    *data = buf;
+    *size = (size_t)st.st_size;
+    return 0;
+}
+
+int gt_store_put(const struct gt_store *s, struct gt_key k, const void *data, size_t size, char *err,
+                 size_t errlen)
+{
+    char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
+    path_of(s, k, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write to %s: %s", s->dir, strerror(errno));
+        return -1;
+    }
+    ssize_t w = write(fd, data, size);
+    int failed = w == (ssize_t)size ? 0 : (w < 0 ? errno : EIO);
+    if (close(fd) != 0 && !failed)
+        failed = errno;
+    if (!failed && rename(tmp, path) != 0)
+        failed = errno;
+    if (failed) {
+        snprintf(err, errlen, "cannot store %s: %s", path, strerror(failed));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
