@@ -1,0 +1,1067 @@
+/* ptx.c: what a PTX module declares and where its loops start.
+ *
+ * One pass over the text, without building a syntax tree: the module's
+ * version and target, every .entry and .func with its parameters and
+ * performance directives, every module-scope .global and .const variable,
+ * which variables each function uses (directly or through the functions it
+ * calls), and each function's loop heads: labels that a later statement of
+ * the same function branches back to.  The variant builder needs parameter
+ * layouts and variables, the watchdog the loop heads and body offsets.
+ *
+ * The text is untrusted: every read is bounded by its size, names are
+ * copied out, and anything not understood is skipped to the end of its
+ * statement rather than guessed at. */
+#include "ptx.h"
+#include "arena.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum tok_kind { T_EOF, T_WORD, T_NUM, T_STR, T_PUNCT };
+
+struct tok {
+    enum tok_kind kind;
+    const char *s;
+    size_t n;
+    size_t off;
+    unsigned line;
+};
+
+struct lex {
+    const char *text;
+    size_t size, pos;
+    unsigned line;
+};
+
+/* A string-keyed table of indices.  Slots of older generations count as
+ * empty, so a per-function table is cleared by bumping the generation. */
+struct slot {
+    const char *s;
+    uint32_t n, hash, gen;
+    unsigned val;
+};
+
+struct table {
+    struct slot *slots;
+    size_t cap, count;
+    uint32_t gen;
+};
+
+struct label {
+    size_t off;
+    unsigned line;
+    int is_loop;
+    const char *name;
+    size_t n;
+};
+
+#define VEC(T) struct { T *v; size_t n, cap; }
+
+struct parser {
+    struct lex lx;
+    struct gt_ptx_module *m;
+    char *err;
+    size_t errlen;
+    int failed;
+    struct table funcs_by_name, vars_by_name, labels;
+    VEC(struct gt_ptx_func) funcs;
+    VEC(struct gt_ptx_var) vars;
+    VEC(unsigned) fvars;     /* variables referenced by the current function */
+    VEC(unsigned) fcalls;    /* functions it calls */
+    VEC(struct label) flabels;
+    VEC(struct gt_ptx_param) params;
+    VEC(unsigned) marks;     /* per variable, per function: last function that noted it */
+    VEC(unsigned) fmarks;
+};
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t cap2 = *cap ? *cap * 2 : 16;
+    while (cap2 < need)
+        cap2 *= 2;
+    if (cap2 > SIZE_MAX / elem)
+        return -1;
+    void *p = realloc(*v, cap2 * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = cap2;
+    return 0;
+}
+
+#define PUSH(P, vec, item) \
+    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? oom(P) : ((vec).v[(vec).n++] = (item), 0))
+
+__attribute__((format(printf, 2, 3))) static int fail(struct parser *P, const char *fmt, ...)
+{
+    if (P->failed)
+        return -1;
+    P->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(P->err, P->errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int oom(struct parser *P)
+{
+    return fail(P, "out of memory");
+}
+
+/* ---- lexing ---- */
+
+enum { C_WORD = 1, C_START = 2, C_SPACE = 4 };
+
+/* Character classes: word characters, characters that may start a word
+ * (digits start numbers), blanks. */
+static const unsigned char cls[256] = {
+    ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE, ['\v'] = C_SPACE, [' '] = C_SPACE,
+    ['0' ... '9'] = C_WORD,
+    ['a' ... 'z'] = C_WORD | C_START, ['A' ... 'Z'] = C_WORD | C_START,
+    ['_'] = C_WORD | C_START, ['$'] = C_WORD | C_START, ['%'] = C_WORD | C_START, ['.'] = C_WORD | C_START,
+};
+
+static void skip_space(struct lex *lx)
+{
+    const char *t = lx->text;
+    size_t p = lx->pos, size = lx->size;
+    while (p < size) {
+        char c = t[p];
+        if (cls[(unsigned char)c] & C_SPACE) {
+            p++;
+        } else if (c == '\n') {
+            lx->line++;
+            p++;
+        } else if (c == '/' && p + 1 < size && t[p + 1] == '/') {
+            const char *nl = memchr(t + p, '\n', size - p);
+            p = nl ? (size_t)(nl - t) : size;
+        } else if (c == '/' && p + 1 < size && t[p + 1] == '*') {
+            p += 2;
+            while (p < size && !(t[p] == '*' && p + 1 < size && t[p + 1] == '/'))
+                lx->line += t[p++] == '\n';
+            p = p + 2 < size ? p + 2 : size;
+        } else {
+            break;
+        }
+    }
+    lx->pos = p;
+}
+
+static void lex_string(struct lex *lx, struct tok *t)
+{
+    size_t p = lx->pos + 1;
+    while (p < lx->size && lx->text[p] != '"') {
+        if (lx->text[p] == '\\' && p + 1 < lx->size)
+            p++;
+        lx->line += lx->text[p] == '\n';
+        p++;
+    }
+    t->kind = T_STR;
+    lx->pos = p < lx->size ? p + 1 : lx->size;
+}
+
+static struct tok next(struct lex *lx)
+{
+    skip_space(lx);
+    struct tok t = {T_EOF, lx->text + lx->pos, 0, lx->pos, lx->line};
+    if (lx->pos >= lx->size || lx->text[lx->pos] == '\0')
+        return t;
+    unsigned char c = (unsigned char)lx->text[lx->pos];
+    if (c == '"') {
+        lex_string(lx, &t);
+    } else if (cls[c] & C_WORD) {
+        t.kind = (cls[c] & C_START) ? T_WORD : T_NUM;
+        const char *p = lx->text + lx->pos + 1, *end = lx->text + lx->size;
+        while (p < end && (cls[(unsigned char)*p] & C_WORD))
+            p++;
+        lx->pos = (size_t)(p - lx->text);
+    } else {
+        t.kind = T_PUNCT;
+        lx->pos++;
+    }
+    t.n = lx->pos - t.off;
+    return t;
+}
+
+/* Whether a ':' follows on the same line: a word before one is a label. */
+static int colon_follows(const struct lex *lx)
+{
+    size_t p = lx->pos;
+    while (p < lx->size && (cls[(unsigned char)lx->text[p]] & C_SPACE))
+        p++;
+    return p < lx->size && lx->text[p] == ':';
+}
+
+static struct tok peek(struct lex *lx)
+{
+    struct lex save = *lx;
+    struct tok t = next(lx);
+    *lx = save;
+    return t;
+}
+
+static int is(const struct tok *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->n == n && memcmp(t->s, s, n) == 0;
+}
+
+static int is_punct(const struct tok *t, char c)
+{
+    return t->kind == T_PUNCT && t->s[0] == c;
+}
+
+static int is_directive(const struct tok *t)
+{
+    return t->kind == T_WORD && t->s[0] == '.';
+}
+
+static int is_name(const struct tok *t)
+{
+    return t->kind == T_WORD && t->s[0] != '.' && t->s[0] != '%';
+}
+
+static int peek_is(struct lex *lx, char c)
+{
+    struct tok t = peek(lx);
+    return is_punct(&t, c);
+}
+
+/* Decimal or 0x hexadecimal; saturates instead of overflowing. */
+static uint64_t number(const struct tok *t)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    unsigned base = 10;
+    if (t->n > 2 && t->s[0] == '0' && (t->s[1] == 'x' || t->s[1] == 'X')) {
+        base = 16;
+        i = 2;
+    }
+    for (; i < t->n; i++) {
+        char c = t->s[i];
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (base == 16 && c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (base == 16 && c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            break;
+        if (v > (UINT64_MAX - d) / base)
+            return UINT64_MAX;
+        v = v * base + d;
+    }
+    return v;
+}
+
+/* ---- tables ---- */
+
+static uint32_t hash_str(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static struct slot *table_find(struct table *t, const char *s, size_t n, uint32_t h)
+{
+    if (!t->cap)
+        return NULL;
+    size_t mask = t->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        struct slot *sl = &t->slots[i];
+        if (sl->gen != t->gen)
+            return sl;
+        if (sl->hash == h && sl->n == n && memcmp(sl->s, s, n) == 0)
+            return sl;
+    }
+}
+
+static int table_get(struct table *t, const char *s, size_t n, uint32_t h, unsigned *val)
+{
+    struct slot *sl = table_find(t, s, n, h);
+    if (!sl || sl->gen != t->gen)
+        return 0;
+    *val = sl->val;
+    return 1;
+}
+
+static int table_resize(struct table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    struct slot *old = t->slots;
+    size_t oldcap = t->cap;
+    uint32_t gen = t->gen;
+    t->slots = calloc(cap, sizeof *t->slots);
+    if (!t->slots) {
+        t->slots = old;
+        return -1;
+    }
+    t->cap = cap;
+    t->gen = 1;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (old[i].gen == gen) {
+            struct slot *sl = table_find(t, old[i].s, old[i].n, old[i].hash);
+            *sl = old[i];
+            sl->gen = 1;
+        }
+    }
+    free(old);
+    return 0;
+}
+
+static int table_put(struct table *t, const char *s, size_t n, uint32_t h, unsigned val)
+{
+    if ((t->count + 1) * 2 > t->cap && table_resize(t) != 0)
+        return -1;
+    struct slot *sl = table_find(t, s, n, h);
+    if (sl->gen != t->gen)
+        t->count++;
+    *sl = (struct slot){s, (uint32_t)n, h, t->gen, val};
+    return 0;
+}
+
+static void table_clear(struct table *t)
+{
+    t->gen++;
+    t->count = 0;
+}
+
+/* ---- declarations ---- */
+
+static uint32_t type_size(const struct tok *t)
+{
+    static const struct { const char *name; uint32_t size; } types[] = {
+        {".b8", 1},   {".u8", 1},     {".s8", 1},      {".pred", 1},    {".b16", 2},     {".u16", 2},
+        {".s16", 2},  {".f16", 2},    {".bf16", 2},    {".b32", 4},     {".u32", 4},     {".s32", 4},
+        {".f32", 4},  {".f16x2", 4},  {".bf16x2", 4},  {".tf32", 4},    {".b64", 8},     {".u64", 8},
+        {".s64", 8},  {".f64", 8},    {".b128", 16},   {".texref", 8},  {".samplerref", 8}, {".surfref", 8},
+        {".e4m3x2", 2}, {".e5m2x2", 2},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (is(t, types[i].name))
+            return types[i].size;
+    return 0;
+}
+
+static uint32_t vector_width(const struct tok *t)
+{
+    if (is(t, ".v2"))
+        return 2;
+    if (is(t, ".v4"))
+        return 4;
+    if (is(t, ".v8"))
+        return 8;
+    return 0;
+}
+
+/* Skips a balanced (...) or {...} group whose opener was just read. */
+static int skip_group(struct parser *P, char open, char close)
+{
+    unsigned depth = 1;
+    while (depth) {
+        struct tok t = next(&P->lx);
+        if (t.kind == T_EOF)
+            return fail(P, "line %u: unbalanced '%c'", P->lx.line, open);
+        if (is_punct(&t, open))
+            depth++;
+        else if (is_punct(&t, close))
+            depth--;
+    }
+    return 0;
+}
+
+/* Skips to the end of a statement: its ';', or its block if it has one.
+ * Braces after '=' belong to an initializer. */
+static int skip_statement(struct parser *P)
+{
+    int init = 0;
+    for (;;) {
+        struct tok t = next(&P->lx);
+        if (t.kind == T_EOF || is_punct(&t, ';'))
+            return 0;
+        if (is_punct(&t, '='))
+            init = 1;
+        if (is_punct(&t, '{')) {
+            if (skip_group(P, '{', '}') != 0)
+                return -1;
+            if (!init)
+                return 0;
+        }
+    }
+}
+
+/* "[N]" suffixes of a declared name: multiplies *count, 0 for "[]". */
+static int read_dims(struct parser *P, uint64_t *count)
+{
+    while (peek_is(&P->lx, '[')) {
+        next(&P->lx);
+        struct tok t = next(&P->lx);
+        if (is_punct(&t, ']')) {
+            *count = 0;
+            continue;
+        }
+        uint64_t n = number(&t);
+        *count = n && *count <= UINT32_MAX && n <= UINT32_MAX ? *count * n : 0;
+        t = next(&P->lx);
+        if (!is_punct(&t, ']'))
+            return fail(P, "line %u: expected ']'", t.line);
+    }
+    return 0;
+}
+
+/* Past an initializer, up to (not including) the ',' or ';' that ends it. */
+static int skip_initializer(struct parser *P)
+{
+    for (;;) {
+        struct tok t = peek(&P->lx);
+        if (t.kind == T_EOF || is_punct(&t, ',') || is_punct(&t, ';'))
+            return 0;
+        next(&P->lx);
+        if (is_punct(&t, '{') && skip_group(P, '{', '}') != 0)
+            return -1;
+    }
+}
+
+static int add_var(struct parser *P, const struct tok *name, struct gt_ptx_var *v)
+{
+    uint32_t h = hash_str(name->s, name->n);
+    unsigned idx = 0;
+    if (table_get(&P->vars_by_name, name->s, name->n, h, &idx)) {
+        /* An extern declaration followed by the definition: keep one. */
+        if (!v->is_extern)
+            P->vars.v[idx] = *v;
+        return 0;
+    }
+    if (PUSH(P, P->vars, *v) != 0 || PUSH(P, P->marks, 0u) != 0)
+        return -1;
+    if (table_put(&P->vars_by_name, name->s, name->n, h, (unsigned)(P->vars.n - 1)) != 0)
+        return oom(P);
+    return 0;
+}
+
+/* A module-scope variable declaration, after its state space. */
+static int parse_var(struct parser *P, enum gt_ptx_space space, int is_extern)
+{
+    uint32_t align = 0, elem = 0, vec = 1;
+    for (;;) {
+        struct tok t = next(&P->lx);
+        if (t.kind == T_EOF)
+            return fail(P, "line %u: unterminated variable declaration", t.line);
+        if (is_punct(&t, ';'))
+            return 0;
+        if (is(&t, ".align")) {
+            struct tok n = next(&P->lx);
+            align = (uint32_t)(number(&n) > UINT32_MAX ? 0 : number(&n));
+        } else if (vector_width(&t)) {
+            vec = vector_width(&t);
+        } else if (type_size(&t)) {
+            elem = type_size(&t);
+        } else if (is(&t, ".attribute")) {
+            struct tok o = next(&P->lx);
+            if (is_punct(&o, '(') && skip_group(P, '(', ')') != 0)
+                return -1;
+        } else if (is_name(&t)) {
+            uint64_t count = 1;
+            if (read_dims(P, &count) != 0)
+                return -1;
+            struct gt_ptx_var v = {0};
+            v.name = gt_arena_strndup(P->m->arena, t.s, t.n);
+            if (!v.name)
+                return oom(P);
+            v.space = space;
+            v.size = (uint64_t)(elem ? elem : 8) * vec * count;
+            v.align = align ? align : elem * vec;
+            v.is_extern = is_extern;
+            struct tok after = peek(&P->lx);
+            if (is_punct(&after, '=')) {
+                next(&P->lx);
+                v.has_init = 1;
+                if (skip_initializer(P) != 0)
+                    return -1;
+            }
+            if (add_var(P, &t, &v) != 0)
+                return -1;
+        } else if (!is_punct(&t, ',') && !is_directive(&t)) {
+            return skip_statement(P);
+        }
+    }
+}
+
+/* One kernel parameter, up to the ',' or ')' that ends it. */
+static int parse_param(struct parser *P, struct gt_ptx_param *p, struct tok *end)
+{
+    uint32_t elem = 0;
+    uint64_t count = 1;
+    int after_ptr = 0;
+    memset(p, 0, sizeof *p);
+    for (;;) {
+        struct tok t = next(&P->lx);
+        if (t.kind == T_EOF)
+            return fail(P, "line %u: unterminated parameter list", t.line);
+        if (is_punct(&t, ',') || is_punct(&t, ')')) {
+            *end = t;
+            break;
+        }
+        if (is(&t, ".align")) {
+            struct tok n = next(&P->lx);
+            if (!after_ptr)
+                p->align = number(&n) > 4096 ? 0 : (uint32_t)number(&n);
+        } else if (is(&t, ".ptr")) {
+            p->is_ptr = after_ptr = 1;
+        } else if (type_size(&t) && !elem) {
+            elem = type_size(&t);
+            p->type = gt_arena_strndup(P->m->arena, t.s + 1, t.n - 1);
+            if (!p->type)
+                return oom(P);
+        } else if (is_name(&t) && !p->name) {
+            p->name = gt_arena_strndup(P->m->arena, t.s, t.n);
+            if (!p->name || read_dims(P, &count) != 0)
+                return p->name ? -1 : oom(P);
+        }
+    }
+    uint64_t size = (uint64_t)elem * count;
+    p->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    if (!p->align)
+        p->align = elem ? elem : 1;
+    return 0;
+}
+
+static uint32_t align_up(uint32_t v, uint32_t a)
+{
+    if (a == 0 || (a & (a - 1)))
+        return v;
+    uint64_t r = ((uint64_t)v + a - 1) & ~(uint64_t)(a - 1);
+    return r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+}
+
+/* The parameter list of an entry, after its '('. */
+static int parse_params(struct parser *P, struct gt_ptx_func *f)
+{
+    P->params.n = 0;
+    uint32_t offset = 0;
+    if (peek_is(&P->lx, ')')) {
+        next(&P->lx);
+        return 0;
+    }
+    for (;;) {
+        struct gt_ptx_param p;
+        struct tok end = {0};
+        if (parse_param(P, &p, &end) != 0)
+            return -1;
+        p.offset = align_up(offset, p.align);
+        offset = p.offset + p.size < p.offset ? UINT32_MAX : p.offset + p.size;
+        if (PUSH(P, P->params, p) != 0)
+            return -1;
+        if (is_punct(&end, ')'))
+            break;
+    }
+    f->param_bytes = offset;
+    f->nparams = (unsigned)P->params.n;
+    f->params = gt_arena_memdup(P->m->arena, P->params.v, P->params.n * sizeof *f->params);
+    if (!f->params)
+        return oom(P);
+    return 0;
+}
+
+static void read_triple(struct parser *P, unsigned out[3])
+{
+    for (int i = 0; i < 3; i++) {
+        struct tok t = next(&P->lx);
+        uint64_t v = number(&t);
+        out[i] = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+        if (!peek_is(&P->lx, ','))
+            break;
+        next(&P->lx);
+    }
+}
+
+static unsigned read_count(struct parser *P)
+{
+    struct tok t = next(&P->lx);
+    uint64_t v = number(&t);
+    return v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+}
+
+/* Performance directives between the parameters and the body, from `t`
+ * on; returns the token that ends them ('{' or ';'). */
+static struct tok parse_perf(struct parser *P, struct gt_ptx_func *f, struct tok t)
+{
+    for (;; t = next(&P->lx)) {
+        if (is(&t, ".maxntid"))
+            read_triple(P, f->maxntid);
+        else if (is(&t, ".reqntid"))
+            read_triple(P, f->reqntid);
+        else if (is(&t, ".minnctapersm"))
+            f->minnctapersm = read_count(P);
+        else if (is(&t, ".maxnreg"))
+            f->maxnreg = read_count(P);
+        else if (is(&t, ".reqnctapercluster")) {
+            unsigned ignored[3];
+            read_triple(P, ignored);
+        } else if (is(&t, ".pragma")) {
+            if (skip_statement(P) != 0)
+                return (struct tok){T_EOF, t.s, 0, t.off, t.line};
+        } else if (is(&t, ".attribute")) {
+            struct tok o = next(&P->lx);
+            if (is_punct(&o, '(') && skip_group(P, '(', ')') != 0)
+                return (struct tok){T_EOF, t.s, 0, t.off, t.line};
+        } else if (is_directive(&t) || t.kind == T_NUM || is_punct(&t, ',')) {
+            continue;
+        } else {
+            return t;
+        }
+    }
+}
+
+static int func_index(struct parser *P, const struct tok *name, int is_entry, unsigned *idx)
+{
+    uint32_t h = hash_str(name->s, name->n);
+    if (table_get(&P->funcs_by_name, name->s, name->n, h, idx))
+        return 0;
+    struct gt_ptx_func f = {0};
+    f.name = gt_arena_strndup(P->m->arena, name->s, name->n);
+    if (!f.name)
+        return oom(P);
+    f.is_entry = is_entry;
+    f.is_extern = 1;
+    if (PUSH(P, P->funcs, f) != 0 || PUSH(P, P->fmarks, 0u) != 0)
+        return -1;
+    *idx = (unsigned)(P->funcs.n - 1);
+    return table_put(&P->funcs_by_name, name->s, name->n, h, *idx) ? oom(P) : 0;
+}
+
+/* ---- bodies ---- */
+
+static int note_loop(struct parser *P, unsigned label)
+{
+    struct label *l = &P->flabels.v[label];
+    if (l->is_loop)
+        return 0;
+    l->is_loop = 1;
+    return 0;
+}
+
+/* A name used in a statement: a label defined earlier (a backward branch),
+ * a module variable, or a function. */
+static int note_reference(struct parser *P, const struct tok *t, unsigned self)
+{
+    uint32_t h = hash_str(t->s, t->n);
+    unsigned idx = 0;
+    if (table_get(&P->labels, t->s, t->n, h, &idx))
+        return note_loop(P, idx);
+    if (table_get(&P->vars_by_name, t->s, t->n, h, &idx)) {
+        if (P->marks.v[idx] == self + 1)
+            return 0;
+        P->marks.v[idx] = self + 1;
+        return PUSH(P, P->fvars, idx);
+    }
+    if (table_get(&P->funcs_by_name, t->s, t->n, h, &idx)) {
+        if (P->fmarks.v[idx] == self + 1)
+            return 0;
+        P->fmarks.v[idx] = self + 1;
+        return PUSH(P, P->fcalls, idx);
+    }
+    return 0;
+}
+
+/* "name:" in a body: a code label, or a table of branch or call targets. */
+static int label_definition(struct parser *P, const struct tok *name, unsigned self)
+{
+    next(&P->lx); /* the ':' */
+    struct tok what = peek(&P->lx);
+    if (is(&what, ".callprototype") || is(&what, ".calltargets"))
+        return skip_statement(P);
+    if (is(&what, ".branchtargets")) {
+        next(&P->lx);
+        for (;;) {
+            struct tok t = next(&P->lx);
+            if (t.kind == T_EOF || is_punct(&t, ';'))
+                return 0;
+            if (is_name(&t) && note_reference(P, &t, self) != 0)
+                return -1;
+        }
+    }
+    struct label l = {name->off, name->line, 0, name->s, name->n};
+    if (PUSH(P, P->flabels, l) != 0)
+        return -1;
+    uint32_t h = hash_str(name->s, name->n);
+    return table_put(&P->labels, name->s, name->n, h, (unsigned)(P->flabels.n - 1)) ? oom(P) : 0;
+}
+
+static void skip_line(struct lex *lx)
+{
+    const char *nl = memchr(lx->text + lx->pos, '\n', lx->size - lx->pos);
+    lx->pos = nl ? (size_t)(nl - lx->text) : lx->size;
+}
+
+/* The statements of a body, after its '{', through its matching '}'. */
+static int scan_body(struct parser *P, unsigned self)
+{
+    unsigned depth = 1;
+    int stmt_start = 1;
+    while (depth) {
+        struct tok t = next(&P->lx);
+        if (t.kind == T_EOF)
+            return fail(P, "line %u: unterminated body of %s", t.line, P->funcs.v[self].name);
+        if (t.kind == T_PUNCT) {
+            char c = t.s[0];
+            depth += c == '{';
+            depth -= c == '}';
+            if (c == '{' || c == '}' || c == ';')
+                stmt_start = 1;
+            continue;
+        }
+        if (t.kind != T_WORD)
+            continue;
+        if (is(&t, ".loc") || is(&t, ".file")) {
+            skip_line(&P->lx);
+            continue;
+        }
+        if (t.s[0] != '.' && t.s[0] != '%' && colon_follows(&P->lx)) {
+            if (label_definition(P, &t, self) != 0)
+                return -1;
+            stmt_start = 1;
+            continue;
+        }
+        if (stmt_start) {
+            stmt_start = t.s[0] == '%'; /* a guard's predicate comes before the opcode */
+            continue;
+        }
+        if (t.s[0] != '.' && t.s[0] != '%' && note_reference(P, &t, self) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int cmp_loop(const void *a, const void *b)
+{
+    const struct gt_ptx_loop *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int finish_body(struct parser *P, struct gt_ptx_func *f)
+{
+    struct gt_arena *A = P->m->arena;
+    unsigned nloops = 0;
+    for (size_t i = 0; i < P->flabels.n; i++)
+        nloops += P->flabels.v[i].is_loop;
+    f->loops = gt_arena_alloc(A, nloops * sizeof *f->loops);
+    f->vars = gt_arena_memdup(A, P->fvars.v, P->fvars.n * sizeof *f->vars);
+    f->calls = gt_arena_memdup(A, P->fcalls.v, P->fcalls.n * sizeof *f->calls);
+    if (!f->loops || !f->vars || !f->calls)
+        return oom(P);
+    f->nvars = (unsigned)P->fvars.n;
+    f->ncalls = (unsigned)P->fcalls.n;
+    for (size_t i = 0; i < P->flabels.n; i++) {
+        const struct label *l = &P->flabels.v[i];
+        if (!l->is_loop)
+            continue;
+        struct gt_ptx_loop *lp = &f->loops[f->nloops++];
+        lp->label = gt_arena_strndup(A, l->name, l->n);
+        if (!lp->label)
+            return oom(P);
+        lp->offset = l->off;
+        lp->line = l->line;
+    }
+    if (f->nloops > 1)
+        qsort(f->loops, f->nloops, sizeof *f->loops, cmp_loop);
+    return 0;
+}
+
+static int parse_body(struct parser *P, unsigned idx, size_t body_off)
+{
+    if (!P->funcs.v[idx].is_extern)
+        return fail(P, "line %u: %s is defined twice", P->lx.line, P->funcs.v[idx].name);
+    P->fvars.n = P->fcalls.n = P->flabels.n = 0;
+    table_clear(&P->labels);
+    P->funcs.v[idx].is_extern = 0;
+    P->funcs.v[idx].body = body_off;
+    if (scan_body(P, idx) != 0)
+        return -1;
+    P->funcs.v[idx].end = P->lx.pos;
+    return finish_body(P, &P->funcs.v[idx]);
+}
+
+/* .entry or .func, after the directive. */
+static int parse_function(struct parser *P, int is_entry, size_t begin)
+{
+    struct tok t = next(&P->lx);
+    if (!is_entry && is_punct(&t, '(')) {
+        if (skip_group(P, '(', ')') != 0)
+            return -1;
+        t = next(&P->lx);
+    }
+    if (!is_name(&t))
+        return fail(P, "line %u: expected a function name", t.line);
+    unsigned idx = 0;
+    if (func_index(P, &t, is_entry, &idx) != 0)
+        return -1;
+    struct gt_ptx_func f = P->funcs.v[idx];
+    f.is_entry = is_entry;
+    t = next(&P->lx);
+    if (is_punct(&t, '(')) {
+        if (is_entry ? parse_params(P, &f) : skip_group(P, '(', ')'))
+            return -1;
+        t = next(&P->lx);
+    }
+    t = parse_perf(P, &f, t);
+    if (t.kind == T_EOF)
+        return fail(P, "line %u: unterminated declaration of %s", t.line, f.name);
+    if (is_punct(&t, ';')) {
+        if (f.is_extern)
+            P->funcs.v[idx] = f;
+        return 0;
+    }
+    if (!is_punct(&t, '{'))
+        return fail(P, "line %u: expected '{' or ';' after %s", t.line, f.name);
+    f.begin = begin;
+    f.is_extern = P->funcs.v[idx].is_extern;
+    P->funcs.v[idx] = f;
+    return parse_body(P, idx, t.off);
+}
+
+/* ---- module ---- */
+
+static void parse_version(struct parser *P)
+{
+    struct tok t = next(&P->lx);
+    int major = 0, minor = 0;
+    size_t i = 0;
+    for (; i < t.n && t.s[i] >= '0' && t.s[i] <= '9' && major < 1000; i++)
+        major = major * 10 + (t.s[i] - '0');
+    if (i < t.n && t.s[i] == '.')
+        for (i++; i < t.n && t.s[i] >= '0' && t.s[i] <= '9' && minor < 10; i++)
+            minor = minor * 10 + (t.s[i] - '0');
+    P->m->version = major * 100 + minor;
+}
+
+static void target_of(const struct tok *t, int *arch, char *suffix)
+{
+    if (t->n < 4 || memcmp(t->s, "sm_", 3) != 0)
+        return;
+    int a = 0;
+    size_t i = 3;
+    for (; i < t->n && t->s[i] >= '0' && t->s[i] <= '9' && a < 100000; i++)
+        a = a * 10 + (t->s[i] - '0');
+    *arch = a;
+    *suffix = i < t->n && (t->s[i] == 'a' || t->s[i] == 'f') ? t->s[i] : 0;
+}
+
+static void parse_target(struct parser *P)
+{
+    for (;;) {
+        struct tok t = next(&P->lx);
+        target_of(&t, &P->m->target, &P->m->target_suffix);
+        if (!peek_is(&P->lx, ','))
+            return;
+        next(&P->lx);
+    }
+}
+
+/* A module-scope statement that starts with a directive. */
+static int parse_declaration(struct parser *P, struct tok t)
+{
+    size_t begin = t.off;
+    int is_extern = 0;
+    while (is(&t, ".extern") || is(&t, ".visible") || is(&t, ".weak") || is(&t, ".common")) {
+        is_extern |= is(&t, ".extern");
+        t = next(&P->lx);
+    }
+    if (is(&t, ".entry") || is(&t, ".func"))
+        return parse_function(P, is(&t, ".entry"), begin);
+    if (is(&t, ".global"))
+        return parse_var(P, GT_PTX_GLOBAL, is_extern);
+    if (is(&t, ".const"))
+        return parse_var(P, GT_PTX_CONST, is_extern);
+    if (is_punct(&t, ';'))
+        return 0;
+    return skip_statement(P);
+}
+
+static int parse_module(struct parser *P)
+{
+    for (;;) {
+        struct tok t = next(&P->lx);
+        if (t.kind == T_EOF)
+            return 0;
+        if (is(&t, ".version"))
+            parse_version(P);
+        else if (is(&t, ".target"))
+            parse_target(P);
+        else if (is(&t, ".address_size"))
+            P->m->address_size = (int)read_count(P);
+        else if (is(&t, ".file"))
+            skip_line(&P->lx);
+        else if (is(&t, ".section")) {
+            struct tok name = next(&P->lx);
+            struct tok open = next(&P->lx);
+            (void)name;
+            if (is_punct(&open, '{') && skip_group(P, '{', '}') != 0)
+                return -1;
+        } else if (is_directive(&t)) {
+            if (parse_declaration(P, t) != 0)
+                return -1;
+        } else if (is_punct(&t, '{')) {
+            if (skip_group(P, '{', '}') != 0)
+                return -1;
+        } else if (!is_punct(&t, ';')) {
+            if (skip_statement(P) != 0)
+                return -1;
+        }
+        if (P->failed)
+            return -1;
+    }
+}
+
+/* Variables each function reaches through the functions it calls. */
+static int close_over_calls(struct parser *P)
+{
+    size_t nf = P->funcs.n, nv = P->vars.n;
+    unsigned *seen_f = calloc(nf ? nf : 1, sizeof *seen_f);
+    unsigned *seen_v = calloc(nv ? nv : 1, sizeof *seen_v);
+    unsigned *stack = malloc((nf ? nf : 1) * sizeof *stack);
+    int r = (!seen_f || !seen_v || !stack) ? oom(P) : 0;
+    for (size_t f = 0; r == 0 && f < nf; f++) {
+        unsigned mark = (unsigned)f + 1, sp = 0;
+        P->fvars.n = 0;
+        stack[sp++] = (unsigned)f;
+        seen_f[f] = mark;
+        while (sp && r == 0) {
+            const struct gt_ptx_func *g = &P->funcs.v[stack[--sp]];
+            for (unsigned i = 0; i < g->nvars && r == 0; i++) {
+                if (seen_v[g->vars[i]] != mark) {
+                    seen_v[g->vars[i]] = mark;
+                    r = PUSH(P, P->fvars, g->vars[i]);
+                }
+            }
+            for (unsigned i = 0; i < g->ncalls; i++) {
+                if (seen_f[g->calls[i]] != mark) {
+                    seen_f[g->calls[i]] = mark;
+                    stack[sp++] = g->calls[i];
+                }
+            }
+        }
+        if (r == 0 && P->fvars.n > P->funcs.v[f].nvars) {
+            unsigned *v = gt_arena_memdup(P->m->arena, P->fvars.v, P->fvars.n * sizeof *v);
+            if (!v) {
+                r = oom(P);
+                break;
+            }
+            P->funcs.v[f].vars = v;
+            P->funcs.v[f].nvars = (unsigned)P->fvars.n;
+        }
+    }
+    free(seen_f);
+    free(seen_v);
+    free(stack);
+    return r;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int publish(struct parser *P)
+{
+    struct gt_ptx_module *m = P->m;
+    m->funcs = gt_arena_memdup(m->arena, P->funcs.v, P->funcs.n * sizeof *m->funcs);
+    m->vars = gt_arena_memdup(m->arena, P->vars.v, P->vars.n * sizeof *m->vars);
+    if (!m->funcs || !m->vars)
+        return oom(P);
+    m->nfuncs = P->funcs.n;
+    m->nvars = P->vars.n;
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        m->nentries += m->funcs[i].is_entry;
+        if (m->funcs[i].nvars > 1)
+            qsort(m->funcs[i].vars, m->funcs[i].nvars, sizeof(unsigned), cmp_unsigned);
+    }
+    return 0;
+}
+
+static void parser_free(struct parser *P)
+{
+    free(P->funcs_by_name.slots);
+    free(P->vars_by_name.slots);
+    free(P->labels.slots);
+    free(P->funcs.v);
+    free(P->vars.v);
+    free(P->fvars.v);
+    free(P->fcalls.v);
+    free(P->flabels.v);
+    free(P->params.v);
+    free(P->marks.v);
+    free(P->fmarks.v);
+}
+
+/* Parses `size` bytes of PTX (a NUL ends the text early).  On success the
+ * module owns everything it points at except nothing of `text`; free it with
+ * gt_ptx_free.  On failure returns -1 with a message in err. */
+int gt_ptx_parse(const char *text, size_t size, struct gt_ptx_module *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    struct parser P = {.lx = {text, size, 0, 1}, .m = m, .err = err, .errlen = errlen};
+    m->arena = gt_arena_new();
+    if (!m->arena) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    P.funcs_by_name.gen = P.vars_by_name.gen = P.labels.gen = 1;
+    int r = parse_module(&P);
+    if (r == 0 && !m->version && !m->target)
+        r = fail(&P, "no .version or .target directive: not PTX");
+    if (r == 0)
+        r = close_over_calls(&P);
+    if (r == 0)
+        r = publish(&P);
+    parser_free(&P);
+    if (r != 0)
+        gt_ptx_free(m);
+    return r;
+}
+
+void gt_ptx_free(struct gt_ptx_module *m)
+{
+    gt_arena_free(m->arena);
+    memset(m, 0, sizeof *m);
+}
+
+const struct gt_ptx_func *gt_ptx_find(const struct gt_ptx_module *m, const char *name)
+{
+    for (size_t i = 0; i < m->nfuncs; i++)
+        if (strcmp(m->funcs[i].name, name) == 0)
+            return &m->funcs[i];
+    return NULL;
+}
+
+/* Only the .version and .target of a module, cheaply: they come first.
+ * Returns 0 when both were found. */
+int gt_ptx_header(const char *text, size_t size, int *version, int *target, char *suffix)
+{
+    struct gt_ptx_module m = {0};
+    struct parser P = {.lx = {text, size, 0, 1}, .m = &m};
+    *version = *target = 0;
+    *suffix = 0;
+    for (int i = 0; i < 64 && !(m.version && m.target); i++) {
+        struct tok t = next(&P.lx);
+        if (t.kind == T_EOF)
+            break;
+        if (is(&t, ".version"))
+            parse_version(&P);
+        else if (is(&t, ".target"))
+            parse_target(&P);
+    }
+    *version = m.version;
+    *target = m.target;
+    *suffix = m.target_suffix;
+    return m.version && m.target ? 0 : -1;
+}

@@ -1,0 +1,69 @@
+/* ptx.h: what a PTX module declares and where its loops start (see ptx.c). */
+#ifndef GT_PTX_H
+#define GT_PTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gt_ptx_space { GT_PTX_GLOBAL, GT_PTX_CONST };
+
+struct gt_ptx_param {
+    const char *name;
+    const char *type;   /* "u32", "b8", "f64"... without the dot */
+    uint32_t size;      /* bytes, arrays included */
+    uint32_t align;     /* of the parameter itself (not of what a .ptr points at) */
+    uint32_t offset;    /* in the parameter buffer, each aligned to its own alignment */
+    int is_ptr;         /* declared with .ptr */
+};
+
+struct gt_ptx_var {
+    const char *name;
+    enum gt_ptx_space space;
+    uint64_t size;      /* 0 for an unsized extern array */
+    uint32_t align;
+    int is_extern;      /* declared, defined in another module */
+    int has_init;
+};
+
+/* A label that a later branch of the same function jumps back to. */
+struct gt_ptx_loop {
+    const char *label;
+    size_t offset;      /* of the label in the text */
+    unsigned line;      /* 1-based */
+};
+
+struct gt_ptx_func {
+    const char *name;
+    int is_entry;
+    int is_extern;      /* a declaration without a body */
+    struct gt_ptx_param *params; /* entries only */
+    unsigned nparams;
+    uint32_t param_bytes;
+    unsigned maxntid[3], reqntid[3], minnctapersm, maxnreg;
+    size_t begin, body, end; /* offsets: the declaration, its '{', one past its '}' */
+    unsigned *vars;     /* indices into the module's vars: used here or by what it calls */
+    unsigned nvars;
+    struct gt_ptx_loop *loops;
+    unsigned nloops;
+    unsigned *calls;    /* indices of the functions it calls directly */
+    unsigned ncalls;
+};
+
+struct gt_ptx_module {
+    int version;        /* major * 100 + minor: 900 for .version 9.0 */
+    int target;         /* 90 for sm_90 */
+    char target_suffix; /* 'a', 'f' or 0 */
+    int address_size;
+    struct gt_ptx_func *funcs;
+    size_t nfuncs, nentries;
+    struct gt_ptx_var *vars;
+    size_t nvars;
+    struct gt_arena *arena;
+};
+
+int gt_ptx_parse(const char *text, size_t size, struct gt_ptx_module *m, char *err, size_t errlen);
+void gt_ptx_free(struct gt_ptx_module *m);
+const struct gt_ptx_func *gt_ptx_find(const struct gt_ptx_module *m, const char *name);
+int gt_ptx_header(const char *text, size_t size, int *version, int *target, char *suffix);
+
+#endif
