@@ -25,7 +25,7 @@ CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
 RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
 
 # Modules with no process-wide state: shared by the shim, the tool and unit tests.
-CORE      := map memtrack hash fatbin image demangle decompress arena ptx cubin elfscan devcode
+CORE      := map memtrack hash fatbin image demangle decompress arena ptx cubin elfscan devcode imageptx
 CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
 SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c)))
 
