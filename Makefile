@@ -138,5 +138,6 @@ clean:
 .PHONY: all check test demo bench clean
 
 include tools/rules.mk
+include policy/rules.mk
 
 -include $(wildcard $(BUILD)/shim/*.d $(BUILD)/tests/*.d $(BUILD)/tests/helpers/*.d)
