@@ -1,6 +1,8 @@
-# tools/rules.mk: the gputune command and the device-code parsers' tests.
+# tools/rules.mk: the gputune command, the device-code parsers' tests and fuzzers.
 #
 #   make                        also builds $(BUILD)/gputune
+#   make fuzz                   builds a libFuzzer target per parser (clang) and runs each
+#                               for FUZZ_SECONDS (default 60) on seeds compiled with nvcc
 
 # What code using the device-code parsers (decompress, cubin, devcode) links with.
 DEVCODE_LIBS := -lelf -llz4 -lzstd -lpthread
@@ -21,3 +23,25 @@ $(DEVCODE_TESTS): $(BUILD)/tests/%.t: tests/%.c tests/tap.h tests/fixtures.h $(B
 	$(CC) $(CFLAGS) -Itests $< -o $@ $(BUILD)/libgtcore.a $(DEVCODE_LIBS) -ldl
 
 -include $(wildcard $(BUILD)/tools/*.d)
+
+# ---- fuzzing: clang's libFuzzer with AddressSanitizer, in build-fuzz/ ----
+
+FUZZ_CC      ?= clang
+FUZZ_DIR     := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE -Iinclude -Ishim -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_SRC     := $(wildcard fuzz/fuzz_*.c)
+FUZZ_CORE    := $(addprefix shim/,arena.c decompress.c fatbin.c ptx.c cubin.c elfscan.c devcode.c imageptx.c)
+FUZZ_TARGETS := $(patsubst fuzz/%.c,$(FUZZ_DIR)/%,$(FUZZ_SRC))
+
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_CORE) $(wildcard shim/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_CORE) -o $@ $(DEVCODE_LIBS)
+
+fuzz-build: $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+.PHONY: fuzz fuzz-build
