@@ -3,6 +3,7 @@
 #   make                        also builds $(BUILD)/gputune
 #   make fuzz                   builds a libFuzzer target per parser (clang) and runs each
 #                               for FUZZ_SECONDS (default 60) on seeds compiled with nvcc
+#   make bench-inspect          times gputune inspect against cuobjdump (bench/inspect)
 
 # What code using the device-code parsers (decompress, cubin, devcode) links with.
 DEVCODE_LIBS := -lelf -llz4 -lzstd -lpthread
@@ -44,4 +45,7 @@ fuzz-build: $(FUZZ_TARGETS)
 fuzz: fuzz-build
 	fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-.PHONY: fuzz fuzz-build
+bench-inspect: $(BUILD)/gputune
+	bench/inspect
+
+.PHONY: fuzz fuzz-build bench-inspect
