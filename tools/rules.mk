@@ -48,4 +48,9 @@ fuzz: fuzz-build
 bench-inspect: $(BUILD)/gputune
 	bench/inspect
 
-.PHONY: fuzz fuzz-build bench-inspect
+clean: fuzz-clean
+
+fuzz-clean:
+	rm -rf $(FUZZ_DIR)
+
+.PHONY: fuzz fuzz-build fuzz-clean bench-inspect
