@@ -3,12 +3,12 @@
 #
 #   make                        also builds the policy modules into libgtcore.a
 
-POLICY     := diag expr space
+POLICY     := diag expr space policy keys build
 POLICY_OBJ := $(POLICY:%=$(BUILD)/policy/%.o)
 
 $(BUILD)/libgtcore.a: $(POLICY_OBJ)
 
-POLICY_TESTS := $(BUILD)/tests/test_expr.t $(BUILD)/tests/test_space.t
+POLICY_TESTS := $(BUILD)/tests/test_expr.t $(BUILD)/tests/test_space.t $(BUILD)/tests/test_policy.t
 
 $(POLICY_TESTS): $(BUILD)/tests/%.t: tests/%.c tests/tap.h $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
