@@ -43,11 +43,12 @@ check "mixed: 256 bytes of stack on sm_90" grep -q "^mixed  .* 40  *0  *256  *6 
 check "variables used: scale reads coef" grep -q "^scale  .*  coef  " "$TMP/kernels.ptx.out"
 check "variables used: count_hits reaches hits through bump()" grep -q "^count_hits  .*  hits  " "$TMP/kernels.ptx.out"
 check "a cubin alone cannot say which kernel uses which variable" grep -q "^scale  .*  ?  " "$TMP/kernels.cubin.out"
-check "the file line says what the file is" grep -q "^$FX/libkernels.so: shared library, 2 fatbins" "$TMP/libkernels.so.out"
+check "the file line says what the file is" grep -q "^$FX/libkernels.so: shared library, 2 fatbins: 1 device-linked, 1 registered by the CUDA runtime; 3 entries, 6 kernels$" "$TMP/libkernels.so.out"
 check "a fatbin in a section of its own is found" grep -q "^$FX/embedded.o: object file, 1 fatbin" "$TMP/embedded.o.out"
 
 "$G" inspect "$FX/app_rdc" >"$TMP/rdc.out" 2>&1
 is "$?" 0 "app_rdc: exit status 0"
+check "app_rdc: the file line tells the linked fatbin from the objects'" grep -q "^$FX/app_rdc: executable, 3 fatbins: 1 device-linked, 2 of relocatable objects; 5 entries, 3 kernels$" "$TMP/rdc.out"
 check "app_rdc: the linked kernel gets its object's PTX" grep -q "^linked_apply  *sm_90  *compute_90 .*linked_total .*relocatable PTX" "$TMP/rdc.out"
 check "app_rdc: a kernel the device link dropped says so" grep -q "^linked_unreferenced .*left out of the program$" "$TMP/rdc.out"
 

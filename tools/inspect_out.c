@@ -236,20 +236,52 @@ static struct counts *count_archs(const struct gt_devcode *dc, size_t *n)
     return c;
 }
 
+/* What a fatbin of a host file is to the program, for the file line. */
+static const char *role(const struct gt_devcode_container *c)
+{
+    if (strcmp(c->section, "__nv_relfatbin") == 0)
+        return "of relocatable objects";
+    if (c->wrapper == 2)
+        return "device-linked";
+    if (c->wrapper)
+        return "registered by the CUDA runtime";
+    return NULL; /* named by its section */
+}
+
+/* "3 fatbins: 1 registered by the CUDA runtime, 2 in .cask_resource" */
+static void print_containers(FILE *out, const struct gt_devcode *dc)
+{
+    fprintf(out, ", %zu fatbin%s", dc->ncontainers, dc->ncontainers == 1 ? "" : "s");
+    if (dc->format != GT_DC_HOST_ELF)
+        return;
+    for (size_t i = 0; i < dc->ncontainers; i++) {
+        const struct gt_devcode_container *c = &dc->containers[i];
+        const char *r = role(c);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) {
+            const char *rj = role(&dc->containers[j]);
+            seen = r ? rj && strcmp(r, rj) == 0 : !rj && strcmp(c->section, dc->containers[j].section) == 0;
+        }
+        if (seen)
+            continue;
+        size_t n = 0;
+        for (size_t j = i; j < dc->ncontainers; j++) {
+            const char *rj = role(&dc->containers[j]);
+            n += r ? rj && strcmp(r, rj) == 0 : !rj && strcmp(c->section, dc->containers[j].section) == 0;
+        }
+        fprintf(out, "%s%zu %s%s", i ? ", " : ": ", n, r ? r : "in ", r ? "" : c->section[0] ? c->section : "(no section)");
+    }
+    fputc(';', out);
+}
+
 static void print_header(FILE *out, const struct gt_inspect_file *f)
 {
     const struct gt_devcode *dc = &f->dc;
     fprintf(out, "%s: %s", f->path, gt_devcode_format_name(dc));
-    if (dc->format == GT_DC_HOST_ELF || dc->format == GT_DC_ARCHIVE || dc->ncontainers > 1) {
-        size_t wrapped = 0;
-        for (size_t i = 0; i < dc->ncontainers; i++)
-            wrapped += dc->containers[i].wrapper != 0;
-        fprintf(out, ", %zu fatbin%s", dc->ncontainers, dc->ncontainers == 1 ? "" : "s");
-        if (dc->format == GT_DC_HOST_ELF)
-            fprintf(out, " (%zu registered by the CUDA runtime)", wrapped);
-    }
-    fprintf(out, ", %zu entr%s, %zu kernel%s\n", dc->nentries, dc->nentries == 1 ? "y" : "ies", f->nkernels,
-            f->nkernels == 1 ? "" : "s");
+    if (dc->format == GT_DC_HOST_ELF || dc->format == GT_DC_ARCHIVE || dc->ncontainers > 1)
+        print_containers(out, dc);
+    fprintf(out, "%s %zu entr%s, %zu kernel%s\n", dc->format == GT_DC_HOST_ELF ? "" : ",", dc->nentries,
+            dc->nentries == 1 ? "y" : "ies", f->nkernels, f->nkernels == 1 ? "" : "s");
     size_t n;
     struct counts *c = count_archs(dc, &n);
     char name[32];
