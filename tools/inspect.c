@@ -347,6 +347,7 @@ static int inspect_file(struct gt_inspect_file *f, const struct gt_inspect_optio
         return 2;
     }
     struct demangle_pool dp = {f, 0};
+    free(gt_demangle("_Z1fv")); /* finds the demangler once, before the threads race to */
     run_threads(o->jobs, demangle_worker, &dp);
     return f->failed ? 1 : 0;
 }
