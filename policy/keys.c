@@ -93,12 +93,17 @@ static int is_blank(char ch)
     return ch == ' ' || ch == '\t' || ch == '\n';
 }
 
-/* Splits r->value at top-level commas into trimmed items (at most max);
- * returns the count, or -1 after reporting an empty item. */
-static int split(struct ctx *c, const struct gt_raw *r, struct item *it, int max, const char *what)
+/* Splits r->value at top-level commas into trimmed items (at most max) in
+ * *out, which the caller frees; returns the count, or -1 after a message. */
+static int split(struct ctx *c, const struct gt_raw *r, struct item **out, int max, const char *what)
 {
     const char *v = r->value;
-    size_t n = strlen(v), i = 0;
+    size_t n = strlen(v), i = 0, commas = 0;
+    for (size_t k = 0; k < n; k++)
+        commas += v[k] == ',';
+    struct item *it = *out = malloc((commas + 1) * sizeof *it);
+    if (!it)
+        return nomem(c, r);
     int count = 0;
     for (;;) {
         int depth = 0;
@@ -156,8 +161,7 @@ static int scan_int(const char *v, size_t *i, size_t end, int64_t *out, int *ove
     if (j < end && v[j] == '-')
         neg = 1, j++;
     int base = 10;
-    if (j + 2 < end + 1 && v[j] == '0' && j + 1 < end && (v[j + 1] == 'x' || v[j + 1] == 'X') && j + 2 < end &&
-        isxdigit((unsigned char)v[j + 2]))
+    if (j + 2 < end && v[j] == '0' && (v[j + 1] == 'x' || v[j + 1] == 'X') && isxdigit((unsigned char)v[j + 2]))
         base = 16, j += 2;
     size_t s = j;
     uint64_t x = 0;
@@ -278,6 +282,20 @@ static int add_dim(struct ctx *c, const struct gt_raw *r, const char *name, enum
     return 0;
 }
 
+static int push_value(struct ctx *c, const struct gt_raw *r, int64_t **vals, size_t *n, size_t *cap, int64_t x)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        int64_t *nv = realloc(*vals, nc * sizeof *nv);
+        if (!nv)
+            return nomem(c, r);
+        *vals = nv;
+        *cap = nc;
+    }
+    (*vals)[(*n)++] = x;
+    return 0;
+}
+
 /* Appends the values of "A", "A..B", "A..B step S" or "A..B *F". */
 static int range_item(struct ctx *c, const struct gt_raw *r, struct item it, int64_t **vals, size_t *n,
                       size_t *cap)
@@ -347,15 +365,8 @@ static int range_item(struct ctx *c, const struct gt_raw *r, struct item it, int
             err_at(c, r, it.off, "more than %d values", MAX_VALUES);
             return -1;
         }
-        if (*n == *cap) {
-            size_t nc = *cap ? 2 * *cap : 16;
-            int64_t *nv = realloc(*vals, nc * sizeof *nv);
-            if (!nv)
-                return nomem(c, r);
-            *vals = nv;
-            *cap = nc;
-        }
-        (*vals)[(*n)++] = x;
+        if (push_value(c, r, vals, n, cap, x) < 0)
+            return -1;
         int64_t next;
         if (factor ? __builtin_mul_overflow(x, factor, &next) : __builtin_add_overflow(x, step, &next))
             break;
@@ -383,68 +394,57 @@ static int no_duplicates(struct ctx *c, const struct gt_raw *r, const struct ite
     return 0;
 }
 
+static int is_numeric(enum gt_dim_kind kind)
+{
+    return kind == GT_DIM_PARAM || kind == GT_DIM_CARVEOUT || kind == GT_DIM_MAXRREG || kind == GT_DIM_MINBLOCKS;
+}
+
+/* One item of a list: a word of the knob, or a value or range of numbers. */
+static int list_item(struct ctx *c, const struct gt_raw *r, struct item it, enum gt_dim_kind kind, const char *name,
+                     int64_t **vals, size_t *n, size_t *cap)
+{
+    const char *w = r->value + it.off, *expect = "a value";
+    int64_t x;
+    if (kind != GT_DIM_PARAM && gt_knob_parse_value(kind, w, it.len, &x, &expect) == 0)
+        return push_value(c, r, vals, n, cap, x);
+    if (kind != GT_DIM_PARAM && (!is_numeric(kind) || !memchr(w, '.', it.len))) {
+        err_at(c, r, it.off, "expected %s, found '%.*s'", expect, (int)(it.len > 40 ? 40 : it.len), w);
+        return -1;
+    }
+    size_t before = *n;
+    if (range_item(c, r, it, vals, n, cap) < 0)
+        return -1;
+    for (size_t i = before; i < *n && kind != GT_DIM_PARAM; i++) {
+        char t[32];
+        int tl = snprintf(t, sizeof t, "%lld", (long long)(*vals)[i]);
+        if (gt_knob_parse_value(kind, t, (size_t)tl, &x, &expect) < 0) {
+            err_at(c, r, it.off, "the range reaches %s; '%s' takes %s", t, name, expect);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* A list of values: integers and ranges for parameters and numeric knobs,
  * words for the others. */
 static int value_list(struct ctx *c, const struct gt_raw *r, enum gt_dim_kind kind, const char *name,
                       int64_t **out, size_t *nout)
 {
-    struct item items[256];
-    size_t first_of[256];
-    int nitems = split(c, r, items, 256, "a value");
-    if (nitems < 0)
-        return -1;
+    struct item *items;
+    int nitems = split(c, r, &items, MAX_VALUES, "a value");
+    size_t *first_of = nitems > 0 ? malloc((size_t)nitems * sizeof *first_of) : NULL;
     int64_t *vals = NULL;
     size_t n = 0, cap = 0;
-    for (int k = 0; k < nitems; k++) {
-        const char *w = r->value + items[k].off;
-        const char *expect;
-        int64_t x;
+    int rc = nitems > 0 && !first_of ? nomem(c, r) : nitems < 0 ? -1 : 0;
+    for (int k = 0; k < nitems && rc == 0; k++) {
         first_of[k] = n;
-        if (kind != GT_DIM_PARAM && gt_knob_parse_value(kind, w, items[k].len, &x, &expect) == 0) {
-            size_t dummy_cap = cap;
-            if (n == cap) {
-                dummy_cap = cap ? 2 * cap : 16;
-                int64_t *nv = realloc(vals, dummy_cap * sizeof *nv);
-                if (!nv) {
-                    free(vals);
-                    return nomem(c, r);
-                }
-                vals = nv;
-                cap = dummy_cap;
-            }
-            vals[n++] = x;
-            continue;
-        }
-        int numeric = kind == GT_DIM_PARAM || kind == GT_DIM_CARVEOUT || kind == GT_DIM_MAXRREG ||
-                      kind == GT_DIM_MINBLOCKS;
-        if (!numeric || !memchr(w, '.', items[k].len)) {
-            if (kind == GT_DIM_PARAM) {
-                if (range_item(c, r, items[k], &vals, &n, &cap) < 0) {
-                    free(vals);
-                    return -1;
-                }
-                continue;
-            }
-            err_at(c, r, items[k].off, "expected %s, found '%.*s'", expect, (int)(items[k].len > 40 ? 40 : items[k].len), w);
-            free(vals);
-            return -1;
-        }
-        size_t before = n;
-        if (range_item(c, r, items[k], &vals, &n, &cap) < 0) {
-            free(vals);
-            return -1;
-        }
-        for (size_t i = before; i < n; i++) {
-            char t[32];
-            int tl = snprintf(t, sizeof t, "%lld", (long long)vals[i]);
-            if (gt_knob_parse_value(kind, t, (size_t)tl, &x, &expect) < 0) {
-                err_at(c, r, items[k].off, "the range reaches %s; '%s' takes %s", t, name, expect);
-                free(vals);
-                return -1;
-            }
-        }
+        rc = list_item(c, r, items[k], kind, name, &vals, &n, &cap);
     }
-    if (no_duplicates(c, r, items, first_of, nitems, vals, n, kind, name) < 0) {
+    if (rc == 0)
+        rc = no_duplicates(c, r, items, first_of, nitems, vals, n, kind, name);
+    free(items);
+    free(first_of);
+    if (rc < 0) {
         free(vals);
         return -1;
     }
@@ -596,16 +596,16 @@ static void apply_geometry(struct ctx *c, const struct gt_raw *r, const char *ar
 {
     (void)arg;
     int grid = strcmp(k->name, "grid") == 0;
-    struct item items[3];
-    int n = split(c, r, items, 3, "an expression");
-    if (n < 0)
-        return;
+    struct item *items;
+    int n = split(c, r, &items, 3, "an expression");
     struct gt_expr **dst = grid ? c->sec->grid : c->sec->block;
     unsigned allow = GT_USES_DIM | GT_USES_ORIG | GT_USES_ARG | (grid ? GT_USES_BLOCK : 0);
-    for (int i = 0; i < n; i++)
-        if (!(dst[i] = compile(c, r, items[i], allow, grid ? "'grid'" : "'block'")))
-            return;
-    *(grid ? &c->sec->ngrid : &c->sec->nblock) = n;
+    int i = 0;
+    while (i < n && (dst[i] = compile(c, r, items[i], allow, grid ? "'grid'" : "'block'")))
+        i++;
+    if (n > 0 && i == n)
+        *(grid ? &c->sec->ngrid : &c->sec->nblock) = n;
+    free(items);
 }
 
 static void apply_smem(struct ctx *c, const struct gt_raw *r, const char *arg, const struct key *k)
@@ -617,13 +617,14 @@ static void apply_smem(struct ctx *c, const struct gt_raw *r, const char *arg, c
 static void apply_signature(struct ctx *c, const struct gt_raw *r, const char *arg, const struct key *k)
 {
     (void)arg, (void)k;
-    struct item items[64];
-    int n = split(c, r, items, 64, "an expression");
+    struct item *items;
+    int n = split(c, r, &items, 64, "an expression");
     for (int i = 0; i < n; i++) {
         struct gt_expr *e = compile(c, r, items[i], GT_USES_ORIG | GT_USES_ARG, "the signature");
         if (!e || push_expr(c, r, &c->sec->signature, &c->sec->nsignature, e) < 0)
-            return;
+            break;
     }
+    free(items);
 }
 
 /* arg[N], argN or arg.NAME */
@@ -658,30 +659,30 @@ static void apply_snapshot(struct ctx *c, const struct gt_raw *r, const char *ar
 {
     (void)arg;
     int add = strcmp(k->name, "snapshot.add") == 0;
-    struct item items[64];
-    int n = split(c, r, items, 64, "an argument");
+    struct item *items;
+    int n = split(c, r, &items, 256, "an argument");
     struct gt_argref **v = add ? &c->sec->snap_add : &c->sec->snap_skip;
     size_t *nv = add ? &c->sec->nsnap_add : &c->sec->nsnap_skip;
     for (int i = 0; i < n; i++) {
-        struct gt_argref a;
+        struct gt_argref a, *g;
         if (argref(c, r, items[i], &a) < 0)
-            return;
-        struct gt_argref *g = realloc(*v, (*nv + 1) * sizeof *g);
-        if (!g) {
+            break;
+        if (!(g = realloc(*v, (*nv + 1) * sizeof *g))) {
             nomem(c, r);
-            return;
+            break;
         }
         g[(*nv)++] = a;
         *v = g;
     }
+    free(items);
 }
 
 static void apply_independence(struct ctx *c, const struct gt_raw *r, const char *arg, const struct key *k)
 {
     (void)arg;
     int indep = strcmp(k->name, "independent") == 0;
-    struct item items[256];
-    int n = split(c, r, items, 256, "a parameter or knob name");
+    struct item *items;
+    int n = split(c, r, &items, MAX_VALUES, "a parameter or knob name");
     for (int i = 0; i < n; i++) {
         const char *s = r->value + items[i].off;
         int d = find_dim(c->sec, s, items[i].len);
@@ -706,6 +707,7 @@ static void apply_independence(struct ctx *c, const struct gt_raw *r, const char
         c->indep[d] = (signed char)indep;
         c->sec->dims[d].independent = indep;
     }
+    free(items);
 }
 
 static void apply_baseline(struct ctx *c, const struct gt_raw *r, const char *arg, const struct key *k)

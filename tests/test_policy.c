@@ -279,6 +279,17 @@ static void sections_and_lines(void)
     gt_policy_free(p);
     gt_diags_clear(&d);
 
+    /* a list of 300 values over 30 continuation lines */
+    size_t at = (size_t)snprintf(text, sizeof text, "[kernel \"k\"]\nparam A =");
+    for (int i = 0; i < 300; i++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s%d%s", i % 10 ? " " : "\n   ", 3 * i, i < 299 ? "," : "\n");
+    p = load("many.ini", text, &d, &rc);
+    ok(rc == 0 && p->nsections == 1 && p->sections[0]->dims[0].n == 300 && p->sections[0]->dims[0].values[299] == 897,
+       "300 values listed over 30 lines");
+    gt_policy_free(p);
+    show(&d);
+    gt_diags_clear(&d);
+
     /* [defaults] errors mark every section of the file */
     p = load("e.ini", "[defaults]\nbudget.trials = many\n[kernel \"a\"]\n[kernel \"b\"]\ncache = l1\n", &d, &rc);
     ok(rc == 1 && p->nsections == 2 && p->sections[0]->errors && p->sections[1]->errors,
