@@ -174,11 +174,9 @@ static void decode_payload(struct gt_devcode_entry *e, const unsigned char *p, s
 {
     if (e->fe.kind == GT_FATBIN_ELF) {
         e->status = gt_cubin_parse(p, n, &e->cubin, e->error, sizeof e->error) == 0 ? 1 : -1;
-    } else if (e->fe.kind == GT_FATBIN_PTX) {
+    } else {
         size_t len = strnlen((const char *)p, n);
         e->status = gt_ptx_parse((const char *)p, len, &e->ptx, e->error, sizeof e->error) == 0 ? 1 : -1;
-    } else {
-        e->status = 1; /* NVVM IR: listed, not parsed */
     }
 }
 
@@ -188,6 +186,12 @@ void gt_devcode_decode(struct gt_devcode *dc, size_t i)
     struct gt_devcode_entry *e = &dc->entries[i];
     if (e->status)
         return;
+    if (e->fe.kind != GT_FATBIN_ELF && e->fe.kind != GT_FATBIN_PTX) {
+        /* NVVM IR is listed, not read: its payload need not even be a plain stream. */
+        e->size = e->fe.uncompressed_size ? e->fe.uncompressed_size : e->fe.size;
+        e->status = 1;
+        return;
+    }
     const unsigned char *p;
     unsigned char *owned;
     if (gt_decompress_entry(&e->fe, &p, &e->size, &owned, e->error, sizeof e->error) != 0) {

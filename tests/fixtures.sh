@@ -35,13 +35,15 @@ cp "$src"/*.cu .
 ar rcs libkernels.a kernels.o
 
 # Bare device code: PTX, a cubin (with ptxas' own account of its resources),
-# fatbins compressed with LZ4, not compressed, and one made by fatbinary.
+# fatbins compressed with LZ4, not compressed, holding NVVM IR for link-time
+# optimization, and one made by fatbinary.
 "$NVCC" -ptx -arch=compute_90 -o kernels.ptx kernels.cu
 "$NVCC" -cubin -arch=sm_90 -Xptxas -v -o kernels.cubin kernels.cu 2> kernels.ptxas
 "$NVCC" -cubin -arch=sm_75 -Xptxas -v -o kernels75.cubin kernels.cu 2> kernels75.ptxas
 "$NVCC" -cubin -rdc=true -arch=sm_90 -o linked_a.cubin linked_a.cu
 "$NVCC" -fatbin -arch=sm_90 -Xfatbin -compress-all -Xfatbin -compress-mode=speed -o lz4.fatbin kernels.cu
 "$NVCC" -fatbin -arch=sm_90 -Xfatbin -compress-mode=none -o plain.fatbin kernels.cu
+"$NVCC" -fatbin -gencode arch=compute_90,code=lto_90 -o lto.fatbin kernels.cu
 "$FATBINARY" -64 --create=made.fatbin --image3=kind=elf,sm=90,file=kernels.cubin \
     --image3=kind=ptx,sm=90,file=kernels.ptx
 

@@ -52,6 +52,10 @@ check "app_rdc: the file line tells the linked fatbin from the objects'" grep -q
 check "app_rdc: the linked kernel gets its object's PTX" grep -q "^linked_apply  *sm_90  *compute_90 .*linked_total .*relocatable PTX" "$TMP/rdc.out"
 check "app_rdc: a kernel the device link dropped says so" grep -q "^linked_unreferenced .*left out of the program$" "$TMP/rdc.out"
 
+"$G" inspect "$FX/lto.fatbin" >"$TMP/lto.out" 2>&1
+is "$?" 0 "lto.fatbin: exit status 0"
+check "lto.fatbin: its IR is listed, no kernel" grep -q "^  IR    compute_90 x1$" "$TMP/lto.out"
+
 "$G" inspect -j 1 "$FX/app_gencode" >"$TMP/j1.out"
 check "one thread or many: the same output" cmp "$TMP/j1.out" "$TMP/app_gencode.out"
 "$G" inspect --wide "$FX/app_gencode" >"$TMP/wide.out"

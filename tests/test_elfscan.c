@@ -138,6 +138,24 @@ static void test_devcode(void)
     }
 }
 
+/* Link-time IR is listed, never inflated: its payload is no plain stream. */
+static void test_ltoir(void)
+{
+    struct gt_devcode dc;
+    unsigned char *b;
+    if (open_fixture("lto.fatbin", &dc, &b) != 0) {
+        ok(0, "lto.fatbin opens");
+        free(b);
+        return;
+    }
+    gt_devcode_decode(&dc, 0);
+    ok(dc.nentries == 1 && dc.entries[0].fe.kind == GT_FATBIN_LTOIR && dc.entries[0].fe.arch == 90,
+       "lto.fatbin: one LTO IR entry for compute_90");
+    is_int(dc.entries[0].status, 1, "  listed without being decoded");
+    gt_devcode_free(&dc);
+    free(b);
+}
+
 static void test_not_cuda(void)
 {
     struct gt_devcode dc;
@@ -158,6 +176,7 @@ int main(void)
     fx_dir();
     test_scan();
     test_devcode();
+    test_ltoir();
     test_not_cuda();
     return done_testing();
 }
