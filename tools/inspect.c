@@ -265,8 +265,8 @@ static struct gt_inspect_kernel *find_linked(struct gt_inspect_file *f, const si
 
 /* In a device-linked (-rdc) program the runtime loads the linked fatbin,
  * whose cubins come without PTX; the PTX sits in the relocatable objects'
- * fatbins (__nv_relfatbin), which the linked image lists.  Their PTX builds
- * join the linked kernel of the same name and their rows go. */
+ * fatbins (__nv_relfatbin), which the linked image lists.  Their builds join
+ * the linked kernel of the same name and their rows go. */
 static int merge_prelinked(struct gt_inspect_file *f)
 {
     size_t *linked = malloc((f->nkernels ? f->nkernels : 1) * sizeof *linked), n = 0;
@@ -283,6 +283,8 @@ static int merge_prelinked(struct gt_inspect_file *f)
         struct gt_inspect_kernel *to = in_relfatbin(f, k->container) ? find_linked(f, linked, n, k->name) : NULL;
         for (unsigned j = 0; to && r == 0 && j < k->nptx; j++)
             r = add_build(to, &k->ptx[j], 1);
+        for (unsigned j = 0; to && r == 0 && j < k->nsass; j++)
+            r = add_build(to, &k->sass[j], 0);
         drop[i] = to != NULL;
     }
     size_t out = 0;

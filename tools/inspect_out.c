@@ -91,13 +91,17 @@ static void arch_list(struct buf *b, const struct gt_inspect_build *v, unsigned 
     free(order);
 }
 
-/* The SASS build whose resources the table shows: the newest architecture. */
+/* The SASS build whose resources the table shows: the newest architecture,
+ * linked code before relocatable (whose shared memory is not laid out yet). */
 const struct gt_inspect_build *gt_inspect_best_sass(const struct gt_inspect_kernel *k)
 {
     const struct gt_inspect_build *best = NULL;
-    for (unsigned i = 0; i < k->nsass; i++)
-        if (!best || k->sass[i].arch > best->arch)
-            best = &k->sass[i];
+    for (unsigned i = 0; i < k->nsass; i++) {
+        const struct gt_inspect_build *b = &k->sass[i];
+        if (!best || (best->cubin->relocatable && !b->cubin->relocatable) ||
+            (best->cubin->relocatable == b->cubin->relocatable && b->arch > best->arch))
+            best = b;
+    }
     return best;
 }
 
