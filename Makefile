@@ -25,8 +25,9 @@ CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
 RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
 
 # Modules with no process-wide state: shared by the shim, the tool and unit tests.
-CORE      := map memtrack hash fatbin image demangle decompress arena ptx cubin elfscan devcode imageptx
+CORE      := map memtrack hash fatbin image demangle pool store jit arena decompress ptx cubin elfscan devcode imageptx
 CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
+CORE_LIBS := -ldl -lpthread -lelf -llz4 -lzstd
 SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c)))
 
 UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
@@ -49,12 +50,12 @@ $(BUILD)/libgtcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a
-	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a -ldl -lpthread -l:libinih.a -lelf -llz4 -lzstd
+	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a -l:libinih.a $(CORE_LIBS)
 
 # Unit tests: one C file each, linked with the core modules only.
 $(BUILD)/tests/%.t: tests/%.c tests/tap.h $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $< -o $@ $(BUILD)/libgtcore.a -ldl -lpthread
+	$(CC) $(CFLAGS) -Itests $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
 
 # A stand-in libcuda.so.1 for CPU tests of the interposition.
 $(BUILD)/tests/fakecuda/libcuda.so.1: tests/helpers/fakecuda.c
