@@ -45,7 +45,8 @@ static int resolve_nvrtc(struct gt_jit *j)
     return RESOLVE(h, rtc.create, "nvrtcCreateProgram") && RESOLVE(h, rtc.compile, "nvrtcCompileProgram") &&
            RESOLVE(h, rtc.cubin_size, "nvrtcGetCUBINSize") && RESOLVE(h, rtc.cubin, "nvrtcGetCUBIN") &&
            RESOLVE(h, rtc.log_size, "nvrtcGetProgramLogSize") && RESOLVE(h, rtc.log, "nvrtcGetProgramLog") &&
-           RESOLVE(h, rtc.destroy, "nvrtcDestroyProgram") && RESOLVE(h, rtc.version, "nvrtcVersion");
+           RESOLVE(h, rtc.destroy, "nvrtcDestroyProgram") && RESOLVE(h, rtc.version, "nvrtcVersion") &&
+           RESOLVE(h, rtc.add_name, "nvrtcAddNameExpression") && RESOLVE(h, rtc.lowered_name, "nvrtcGetLoweredName");
 }
 
 static int resolve_jitlink(struct gt_jit *j)
@@ -99,7 +100,7 @@ int gt_jit_open(struct gt_jit *j)
 /* Everything that decides the cubin, in one buffer, for the store's key. */
 static struct gt_key job_key(const struct gt_jit *j, const struct gt_jit_job *job)
 {
-    size_t cap = 256 + strlen(job->text) + strlen(job->name);
+    size_t cap = 256 + strlen(job->text) + strlen(job->name) + (job->name_expr ? strlen(job->name_expr) : 0);
     for (int i = 0; i < job->noptions; i++)
         cap += strlen(job->options[i]) + 1;
     for (int i = 0; i < job->nheaders; i++)
@@ -115,6 +116,8 @@ static struct gt_key job_key(const struct gt_jit *j, const struct gt_jit_job *jo
         n += (size_t)sprintf(buf + n, "%s", job->include_names[i]) + 1;
         n += (size_t)sprintf(buf + n, "%s", job->headers[i]) + 1;
     }
+    if (job->name_expr)
+        n += (size_t)sprintf(buf + n, "%s", job->name_expr) + 1;
     n += (size_t)sprintf(buf + n, "%s", job->text);
     struct gt_key k = gt_key_of(buf, n);
     free(buf);
@@ -153,7 +156,11 @@ static void build_source(struct gt_jit *j, struct gt_jit_job *job)
         return;
     }
     const char **opts = with_arch(job, "--gpu-architecture=sm_", arch, sizeof arch);
-    nvrtcResult r = opts ? j->rtc.compile(prog, job->noptions + 1, opts) : NVRTC_ERROR_OUT_OF_MEMORY;
+    nvrtcResult r = opts ? NVRTC_SUCCESS : NVRTC_ERROR_OUT_OF_MEMORY;
+    if (r == NVRTC_SUCCESS && job->name_expr)
+        r = j->rtc.add_name(prog, job->name_expr);
+    if (r == NVRTC_SUCCESS)
+        r = j->rtc.compile(prog, job->noptions + 1, opts);
     free(opts);
     size_t size = 0;
     char *log;
@@ -162,6 +169,9 @@ static void build_source(struct gt_jit *j, struct gt_jit_job *job)
     if (r == NVRTC_SUCCESS && j->rtc.cubin_size(prog, &job->cubin_size) == NVRTC_SUCCESS &&
         (job->cubin = malloc(job->cubin_size)) != NULL)
         job->ok = j->rtc.cubin(prog, (char *)job->cubin) == NVRTC_SUCCESS;
+    const char *lowered = NULL;
+    if (job->ok && job->name_expr && j->rtc.lowered_name(prog, job->name_expr, &lowered) == NVRTC_SUCCESS)
+        job->lowered = strdup(lowered);
     j->rtc.destroy(&prog);
 }
 
@@ -200,6 +210,27 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A stored cubin, with the lowered name of the job's name expression. */
+static int from_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job)
+{
+    size_t size;
+    if (job->name_expr && gt_store_get(store, key, "name", (unsigned char **)&job->lowered, &size) != 0)
+        return 0;
+    if (gt_store_get(store, key, "cubin", &job->cubin, &job->cubin_size) == 0)
+        return 1;
+    free(job->lowered);
+    job->lowered = NULL;
+    return 0;
+}
+
+static void to_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job)
+{
+    char *err = job->store_error;
+    size_t n = sizeof job->store_error;
+    if ((!job->lowered || gt_store_put(store, key, "name", job->lowered, strlen(job->lowered), err, n) == 0))
+        gt_store_put(store, key, "cubin", job->cubin, job->cubin_size, err, n);
+}
+
 /* Builds job into job->cubin (job->ok), from the store when it has it. */
 void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job)
 {
@@ -210,7 +241,7 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
         return;
     }
     struct gt_key key = job_key(j, job);
-    if (store && gt_store_get(store, key, &job->cubin, &job->cubin_size) == 0) {
+    if (store && from_store(store, key, job)) {
         job->ok = job->from_store = 1;
     } else {
         if (job->input == GT_JIT_SOURCE)
@@ -218,7 +249,7 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
         else
             build_ptx(j, job);
         if (job->ok && store)
-            gt_store_put(store, key, job->cubin, job->cubin_size, job->store_error, sizeof job->store_error);
+            to_store(store, key, job);
     }
     job->seconds = now() - t0;
 }
@@ -227,8 +258,10 @@ void gt_jit_job_clear(struct gt_jit_job *job)
 {
     free(job->cubin);
     free(job->log);
+    free(job->lowered);
     job->cubin = NULL;
     job->log = NULL;
+    job->lowered = NULL;
     job->cubin_size = 0;
     job->ok = 0;
 }

@@ -23,6 +23,8 @@ struct gt_jit {
         __typeof__(&nvrtcGetProgramLogSize) log_size;
         __typeof__(&nvrtcGetProgramLog) log;
         __typeof__(&nvrtcDestroyProgram) destroy;
+        __typeof__(&nvrtcAddNameExpression) add_name;
+        __typeof__(&nvrtcGetLoweredName) lowered_name;
         __typeof__(&nvrtcVersion) version;
     } rtc;
     struct {
@@ -53,12 +55,14 @@ struct gt_jit_job {
     int noptions;
     const char *const *options;  /* without the architecture: added here */
     int arch;                    /* 90 for sm_90 */
+    const char *name_expr;       /* source only: a kernel's name expression, e.g. "gemm<128>" */
     /* results */
     int ok;
     int from_store;
     unsigned char *cubin;
     size_t cubin_size;
     char *log;                   /* the compiler's messages, NULL if none */
+    char *lowered;               /* the mangled name of name_expr, when given */
     char store_error[256];       /* why a built cubin could not be stored, "" if it was */
     double seconds;
 };

@@ -97,27 +97,31 @@ int gt_store_open(struct gt_store *s, const char *root, char *err, size_t errlen
     return make_dirs(s->dir, err, errlen);
 }
 
-static void path_of(const struct gt_store *s, struct gt_key k, char *out, size_t cap)
+static void path_of(const struct gt_store *s, struct gt_key k, const char *ext, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s/%016llx%016llx.cubin", s->dir, (unsigned long long)k.a, (unsigned long long)k.b);
+    snprintf(out, cap, "%s/%016llx%016llx.%s", s->dir, (unsigned long long)k.a, (unsigned long long)k.b, ext);
 }
 
-/* 0 and a malloc'd copy when the key is stored; -1 otherwise (a file that
- * is not an ELF is treated as absent and will be overwritten). */
-int gt_store_get(const struct gt_store *s, struct gt_key k, unsigned char **data, size_t *size)
+/* 0 and a malloc'd, NUL-terminated copy when the key is stored with this
+ * extension; -1 otherwise.  A "cubin" that is not an ELF is treated as
+ * absent and will be overwritten. */
+int gt_store_get(const struct gt_store *s, struct gt_key k, const char *ext, unsigned char **data, size_t *size)
 {
     char path[PATH_MAX + 64];
-    path_of(s, k, path, sizeof path);
+    path_of(s, k, ext, path, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
     struct stat st;
     unsigned char *buf = NULL;
+    int elf = strcmp(ext, "cubin") == 0;
     if (fstat(fd, &st) == 0 && st.st_size >= 4 && (size_t)st.st_size <= MAX_CUBIN &&
-        (buf = malloc((size_t)st.st_size)) != NULL) {
-        if (read(fd, buf, (size_t)st.st_size) != st.st_size || memcmp(buf, "\177ELF", 4) != 0) {
+        (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+        if (read(fd, buf, (size_t)st.st_size) != st.st_size || (elf && memcmp(buf, "\177ELF", 4) != 0)) {
             free(buf);
             buf = NULL;
+        } else {
+            buf[st.st_size] = '\0';
         }
     }
     close(fd);
@@ -128,11 +132,11 @@ int gt_store_get(const struct gt_store *s, struct gt_key k, unsigned char **data
     return 0;
 }
 
-int gt_store_put(const struct gt_store *s, struct gt_key k, const void *data, size_t size, char *err,
-                 size_t errlen)
+int gt_store_put(const struct gt_store *s, struct gt_key k, const char *ext, const void *data, size_t size,
+                 char *err, size_t errlen)
 {
     char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
-    path_of(s, k, path, sizeof path);
+    path_of(s, k, ext, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {

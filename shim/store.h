@@ -17,9 +17,9 @@ struct gt_store {
 struct gt_key gt_key_of(const void *data, size_t size);
 int gt_store_default_root(char *out, size_t cap);
 int gt_store_open(struct gt_store *s, const char *root, char *err, size_t errlen);
-int gt_store_get(const struct gt_store *s, struct gt_key k, unsigned char **data, size_t *size);
-int gt_store_put(const struct gt_store *s, struct gt_key k, const void *data, size_t size, char *err,
-                 size_t errlen);
+int gt_store_get(const struct gt_store *s, struct gt_key k, const char *ext, unsigned char **data, size_t *size);
+int gt_store_put(const struct gt_store *s, struct gt_key k, const char *ext, const void *data, size_t size,
+                 char *err, size_t errlen);
 int gt_dir_check_private(const char *path, char *err, size_t errlen);
 
 #endif

@@ -131,6 +131,16 @@ int main(void)
     diag("build %.3f s, from the store %.6f s", s1.seconds, s2.seconds);
     ok(s2.seconds < s1.seconds, "and faster");
 
+    const char tsrc[] = "template <int N> __global__ void tpl(float *x) { x[threadIdx.x] *= N; }\n";
+    struct gt_jit_job t1 = {.input = GT_JIT_SOURCE, .text = tsrc, .name = "tpl.cu", .arch = 90, .name_expr = "tpl<4>"};
+    struct gt_jit_job t2 = t1;
+    gt_jit_build(&jit, &store, &t1);
+    gt_jit_build(&jit, &store, &t2);
+    is_str(t1.lowered, "_Z3tplILi4EEvPf", "a template kernel is built from its name expression");
+    ok(t2.from_store && t2.lowered && strcmp(t2.lowered, t1.lowered) == 0, "its lowered name is stored with it");
+    gt_jit_job_clear(&t1);
+    gt_jit_job_clear(&t2);
+
     char cmd[600];
     snprintf(cmd, sizeof cmd, "for f in %s/cubins/*.cubin; do echo garbage > \"$f\"; done", root);
     ok(system(cmd) == 0, "corrupt the stored cubins");
