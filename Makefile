@@ -19,15 +19,15 @@ NOUNDEF   := -Wl,-z,defs
 endif
 
 CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -D_GNU_SOURCE -MMD -MP \
-             -Iinclude -Ishim -I$(CUDA_HOME)/include $(SAN)
+             -Iinclude -Ishim -Ipolicy -I$(CUDA_HOME)/include $(SAN)
 NVFLAGS   := -O2 -lineinfo
 CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
 RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
 
 # Modules with no process-wide state: shared by the shim, the tool and unit tests.
-CORE      := map memtrack hash fatbin image demangle pool store jit arena decompress ptx cubin elfscan devcode imageptx
+CORE      := map memtrack hash fatbin image demangle pool store jit arena decompress ptx cubin elfscan devcode imageptx recipe
 CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
-CORE_LIBS := -ldl -lpthread -lelf -llz4 -lzstd
+CORE_LIBS := -l:libinih.a -ldl -lpthread -lelf -llz4 -lzstd
 SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c)))
 
 UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
@@ -50,7 +50,7 @@ $(BUILD)/libgtcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a
-	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a -l:libinih.a $(CORE_LIBS)
+	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a $(CORE_LIBS)
 
 # Unit tests: one C file each, linked with the core modules only.
 $(BUILD)/tests/%.t: tests/%.c tests/tap.h $(BUILD)/libgtcore.a

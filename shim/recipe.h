@@ -1,0 +1,50 @@
+/* recipe.h: how to rebuild one kernel with another configuration (see recipe.c). */
+#ifndef GT_RECIPE_H
+#define GT_RECIPE_H
+
+#include "jit.h"
+#include "space.h"
+
+#include <stdint.h>
+
+struct gt_image;
+struct gt_nvrtc_program;
+
+struct gt_recipe {
+    enum gt_jit_input input;
+    char *text;          /* CUDA source or PTX, NUL-terminated */
+    char *name;          /* file or program name */
+    char **options;      /* options every variant gets */
+    int noptions;
+    int nheaders;
+    char **headers, **include_names;
+    char *kernel;        /* mangled name of the kernel in the built cubin */
+    char from[160];      /* what it is built from, for the log */
+    int arch;            /* 90 for sm_90 */
+};
+
+/* One configuration's compilation: the job and the strings it points at. */
+struct gt_variant_job {
+    struct gt_jit_job job;
+    char **own;          /* strings made for this configuration */
+    int nown;
+    const char **options;
+};
+
+int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *options, int noptions,
+                        const char *kernel, int arch, char *err, size_t errlen);
+int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, const char *kernel, int arch,
+                         char *err, size_t errlen);
+int gt_recipe_from_image(struct gt_recipe *r, const struct gt_image *img, const char *kernel, int arch, char *err,
+                         size_t errlen);
+void gt_recipe_free(struct gt_recipe *r);
+
+int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uint32_t *cfg, const unsigned block[3],
+                  const char *name_expr, struct gt_variant_job *vj);
+void gt_variant_job_free(struct gt_variant_job *vj);
+
+struct gt_param;
+int gt_recipe_check(const struct gt_jit_job *job, const char *kernel, const struct gt_param *params, int nparams,
+                    char *err, size_t errlen);
+
+#endif
