@@ -15,6 +15,7 @@
 #define GPUTUNE_ENV_LOG_FILE "GPUTUNE_LOG_FILE" /* path; "%p" becomes the pid */
 #define GPUTUNE_ENV_CACHE_DIR "GPUTUNE_CACHE_DIR" /* default $XDG_CACHE_HOME/gputune */
 #define GPUTUNE_ENV_JOBS     "GPUTUNE_JOBS"     /* compile threads; default: processors */
+#define GPUTUNE_ENV_FORCE    "GPUTUNE_FORCE"    /* "GLOB CONFIG; ...": apply a configuration */
 #define GPUTUNE_ENV_POLICY   "GPUTUNE_POLICY"   /* policy files, separated by ':' */
 
 /* Version of the per-binary cache file format. */

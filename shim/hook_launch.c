@@ -1,45 +1,59 @@
 /* hook_launch.c: kernel launches.
  *
- * Every launch entry point, with its per-thread-stream twin, funnels into
- * one function per signature.  The launch goes to the driver first; only a
- * launch the driver accepted is counted, so the application's errors reach
- * it unchanged.  Cooperative launches and launches into a capturing stream
- * are counted and marked, and will never be tuned. */
+ * Every launch entry point, with its per-thread-stream twin, describes the
+ * launch as a gt_call and hands it to launch(): a kernel with a
+ * configuration to apply runs its variant (apply.c); any other runs as the
+ * application asked.  Only launches the driver accepted are counted, so the
+ * application's errors reach it unchanged.  Cooperative launches and
+ * launches into a capturing stream are counted and marked, and never run a
+ * variant. */
 #include "state.h"
 
-static void note(CUfunction f, const struct gt_geom *g, CUstream s, enum gt_entry e, unsigned flags)
+static void note(struct gt_handle *hd, const struct gt_call *c, unsigned flags)
 {
-    struct gt_handle *hd = gt_reg_lookup(f);
-    if (!hd && !(hd = gt_reg_adopt(f)))
+    if (!hd && !(hd = gt_reg_adopt(c->f)))
         return;
-    int per_thread = e == GT_ENTRY_LAUNCH_PTSZ || e == GT_ENTRY_EX_PTSZ || e == GT_ENTRY_COOP_PTSZ;
-    if (gt_capture_is_on(s, per_thread))
+    if (gt_capture_is_on(c->s, gt_call_per_thread(c)))
         flags |= GT_LAUNCH_CAPTURED;
-    gt_reg_note_launch(hd, g, e, flags);
+    gt_reg_note_launch(hd, &c->g, c->entry, flags);
 }
 
-static CUresult launch(PFN_cuLaunchKernel_v4000 const *real, enum gt_entry e, CUfunction f,
-                       unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                       unsigned smem, CUstream s, void **params, void **extra)
+static CUresult launch(const struct gt_call *c, unsigned flags)
 {
-    GT_REQUIRE_DRIVER();
-    CUresult r = (*real)(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
-    if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
-        note(f, &(struct gt_geom){{gx, gy, gz}, {bx, by, bz}, smem}, s, e, 0);
+    if (gt.mode == GT_MODE_OFF)
+        return gt_call_launch(c, c->f, &c->g);
+    struct gt_handle *hd = gt_reg_lookup(c->f);
+    CUresult r;
+    if (hd && !(flags & GT_LAUNCH_COOPERATIVE) && gt_apply_launch(hd, c, &r))
+        return r;
+    r = gt_call_launch(c, c->f, &c->g);
+    if (r == CUDA_SUCCESS)
+        note(hd, c, flags);
     return r;
+}
+
+static CUresult launch_plain(PFN_cuLaunchKernel_v4000 real, enum gt_entry e, CUfunction f, unsigned gx, unsigned gy,
+                             unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s,
+                             void **params, void **extra)
+{
+    struct gt_call c = {.entry = e, .real.plain = real, .f = f, .g = {{gx, gy, gz}, {bx, by, bz}, smem}, .s = s,
+                        .params = params, .extra = extra};
+    return launch(&c, 0);
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
 {
-    return launch(&gt.drv.cuLaunchKernel, GT_ENTRY_LAUNCH, f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+    GT_REQUIRE_DRIVER();
+    return launch_plain(gt.drv.cuLaunchKernel, GT_ENTRY_LAUNCH, f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
 {
-    return launch(&gt.drv.cuLaunchKernel_ptsz, GT_ENTRY_LAUNCH_PTSZ, f, gx, gy, gz, bx, by, bz, smem, s,
-                  params, extra);
+    GT_REQUIRE_DRIVER();
+    return launch_plain(gt.drv.cuLaunchKernel_ptsz, GT_ENTRY_LAUNCH_PTSZ, f, gx, gy, gz, bx, by, bz, smem, s, params,
+                        extra);
 }
 
 static int is_cooperative(const CUlaunchConfig *c)
@@ -50,50 +64,48 @@ static int is_cooperative(const CUlaunchConfig *c)
     return 0;
 }
 
-static CUresult launch_ex(PFN_cuLaunchKernelEx_v11060 const *real, enum gt_entry e, const CUlaunchConfig *c,
+static CUresult launch_ex(PFN_cuLaunchKernelEx_v11060 real, enum gt_entry e, const CUlaunchConfig *cfg,
                           CUfunction f, void **params, void **extra)
 {
-    GT_REQUIRE_DRIVER();
-    CUresult r = (*real)(c, f, params, extra);
-    if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF) {
-        struct gt_geom g = {{c->gridDimX, c->gridDimY, c->gridDimZ},
-                            {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes};
-        note(f, &g, c->hStream, e, is_cooperative(c) ? GT_LAUNCH_COOPERATIVE : 0);
-    }
-    return r;
+    struct gt_call c = {.entry = e, .real.ex = real, .f = f, .s = cfg->hStream, .params = params, .extra = extra,
+                        .config = cfg,
+                        .g = {{cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ},
+                              {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ}, cfg->sharedMemBytes}};
+    return launch(&c, is_cooperative(cfg) ? GT_LAUNCH_COOPERATIVE : 0);
 }
 
-CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
-{
-    return launch_ex(&gt.drv.cuLaunchKernelEx, GT_ENTRY_EX, c, f, params, extra);
-}
-
-CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
-{
-    return launch_ex(&gt.drv.cuLaunchKernelEx_ptsz, GT_ENTRY_EX_PTSZ, c, f, params, extra);
-}
-
-static CUresult launch_coop(PFN_cuLaunchCooperativeKernel_v9000 const *real, enum gt_entry e, CUfunction f,
-                            unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                            unsigned smem, CUstream s, void **params)
+CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
 {
     GT_REQUIRE_DRIVER();
-    CUresult r = (*real)(f, gx, gy, gz, bx, by, bz, smem, s, params);
-    if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
-        note(f, &(struct gt_geom){{gx, gy, gz}, {bx, by, bz}, smem}, s, e, GT_LAUNCH_COOPERATIVE);
-    return r;
+    return launch_ex(gt.drv.cuLaunchKernelEx, GT_ENTRY_EX, cfg, f, params, extra);
+}
+
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+{
+    GT_REQUIRE_DRIVER();
+    return launch_ex(gt.drv.cuLaunchKernelEx_ptsz, GT_ENTRY_EX_PTSZ, cfg, f, params, extra);
+}
+
+static CUresult launch_coop(PFN_cuLaunchCooperativeKernel_v9000 real, enum gt_entry e, CUfunction f, unsigned gx,
+                            unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                            CUstream s, void **params)
+{
+    struct gt_call c = {.entry = e, .real.coop = real, .f = f, .g = {{gx, gy, gz}, {bx, by, bz}, smem}, .s = s,
+                        .params = params};
+    return launch(&c, GT_LAUNCH_COOPERATIVE);
 }
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                    unsigned by, unsigned bz, unsigned smem, CUstream s, void **params)
 {
-    return launch_coop(&gt.drv.cuLaunchCooperativeKernel, GT_ENTRY_COOP, f, gx, gy, gz, bx, by, bz, smem, s,
-                       params);
+    GT_REQUIRE_DRIVER();
+    return launch_coop(gt.drv.cuLaunchCooperativeKernel, GT_ENTRY_COOP, f, gx, gy, gz, bx, by, bz, smem, s, params);
 }
 
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                         unsigned by, unsigned bz, unsigned smem, CUstream s, void **params)
 {
-    return launch_coop(&gt.drv.cuLaunchCooperativeKernel_ptsz, GT_ENTRY_COOP_PTSZ, f, gx, gy, gz, bx, by, bz,
-                       smem, s, params);
+    GT_REQUIRE_DRIVER();
+    return launch_coop(gt.drv.cuLaunchCooperativeKernel_ptsz, GT_ENTRY_COOP_PTSZ, f, gx, gy, gz, bx, by, bz, smem,
+                       s, params);
 }

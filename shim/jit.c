@@ -266,12 +266,10 @@ void gt_jit_job_clear(struct gt_jit_job *job)
     job->ok = 0;
 }
 
+/* The libraries stay loaded: unloading them would orphan what their own
+ * runtimes allocated, and the process may open them again. */
 void gt_jit_close(struct gt_jit *j)
 {
-    if (j->nvrtc_lib)
-        dlclose(j->nvrtc_lib);
-    if (j->jitlink_lib)
-        dlclose(j->jitlink_lib);
     pthread_mutex_destroy(&j->lock);
     memset(j, 0, sizeof *j);
 }

@@ -312,7 +312,7 @@ struct gt_handle *gt_reg_adopt(void *h)
 }
 
 /* Asks the driver for the parameter layout, once per kernel. */
-static void learn_params(struct gt_handle *hd)
+void gt_reg_learn_params(struct gt_handle *hd)
 {
     struct gt_kernel *k = hd->kernel;
     pthread_mutex_lock(&k->lock);
@@ -376,8 +376,10 @@ void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_e
         atomic_fetch_add_explicit(&k->captured, 1, memory_order_relaxed);
     if (flags & GT_LAUNCH_COOPERATIVE)
         atomic_fetch_add_explicit(&k->cooperative, 1, memory_order_relaxed);
+    if (flags & GT_LAUNCH_APPLIED)
+        atomic_fetch_add_explicit(&k->applied, 1, memory_order_relaxed);
     if (atomic_load_explicit(&k->nparams, memory_order_relaxed) < 0)
-        learn_params(hd);
+        gt_reg_learn_params(hd);
     uint64_t f = geom_fingerprint(g);
     if (atomic_load_explicit(&k->last_geom, memory_order_relaxed) != f)
         note_geometry(k, g, f);

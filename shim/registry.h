@@ -45,6 +45,9 @@ struct gt_kernel {
     atomic_ulong launches[GT_NENTRIES][2]; /* by entry point, by handle kind: one increment a launch */
     atomic_ulong captured;   /* launches recorded into a graph, not run */
     atomic_ulong cooperative;
+    atomic_ulong applied;    /* launches that ran a variant instead */
+    atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
+    struct gt_plan *plan;
     _Atomic uint64_t last_geom; /* fingerprint of the last geometry seen */
     atomic_int nparams;      /* -1 until the first launch asks the driver */
     pthread_mutex_t lock;    /* guards geoms and params */
@@ -58,6 +61,7 @@ struct gt_kernel {
 };
 
 struct gt_owner;
+struct gt_plan;
 
 struct gt_handle {
     void *h;
@@ -102,7 +106,9 @@ struct gt_handle *gt_reg_adopt(void *h);
 /* What else a launch was, for gt_reg_note_launch(). */
 #define GT_LAUNCH_CAPTURED 1u    /* recorded into a graph under capture */
 #define GT_LAUNCH_COOPERATIVE 2u /* cooperative: never tuned */
+#define GT_LAUNCH_APPLIED 4u     /* a variant ran in its place */
 
+void gt_reg_learn_params(struct gt_handle *hd);
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags);
 void gt_reg_note_setting(void *h, int attr, int value, int device);
 const char *gt_entry_name(enum gt_entry e);

@@ -17,6 +17,7 @@
 struct gt_state gt = {
     .mode = GT_MODE_RUN,
     .log = {.level = GT_LOG_WARN, .fd = 2},
+    .app = {.lock = PTHREAD_MUTEX_INITIALIZER},
 };
 
 static const char *const mode_names[] = {"off", "run", "tune", "retune", NULL};

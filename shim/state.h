@@ -2,6 +2,7 @@
 #ifndef GT_STATE_H
 #define GT_STATE_H
 
+#include "apply.h"
 #include "capture.h"
 #include "driver.h"
 #include "log.h"
@@ -19,6 +20,7 @@ struct gt_state {
     struct gt_registry reg;
     struct gt_memtrack mem;
     struct gt_capture cap;
+    struct gt_apply app;
 };
 
 extern struct gt_state gt;

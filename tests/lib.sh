@@ -124,5 +124,6 @@ table_field() {
 
 # The debug detail of a kernel: "key=value" for KEY, e.g. detail_of log "saxpy(" cuLaunchKernel_ptsz
 detail_of() {
-    grep " debug: kernel $2" "$1" | head -1 | tr ' ;' '\n\n' | awk -F= -v k="$3" '$1 == k { print $2; exit }'
+    awk -v p=" debug: kernel $2" 'index($0, p) && index($0, ": via CUfunction=") { print; exit }' "$1" |
+        tr ' ;' '\n\n' | awk -F= -v k="$3" '$1 == k { print $2; exit }'
 }

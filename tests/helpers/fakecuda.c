@@ -5,7 +5,9 @@
  * cuGetProcAddress_v2, then every entry point through that, some in their
  * _ptsz form.  Handles are pointers to small structs; launches run nothing.
  * FAKECUDA_FAIL=name,name... makes those entry points fail with
- * CUDA_ERROR_OUT_OF_MEMORY, to test that errors pass through the shim. */
+ * CUDA_ERROR_OUT_OF_MEMORY, to test that errors pass through the shim.
+ * FAKECUDA_PARAMS="offset:size,..." sets the parameter layout every kernel
+ * reports (default: an int, a float and two pointers). */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -156,14 +158,20 @@ CUresult cuFuncGetModule(CUmodule *m, CUfunction f)
     return CUDA_ERROR_NOT_FOUND;
 }
 
-/* Every fake kernel takes (int, float, pointer, pointer). */
 static CUresult param_info(const void *h, size_t i, size_t *off, size_t *size)
 {
-    static const size_t offs[] = {0, 4, 8, 16}, sizes[] = {4, 4, 8, 8};
-    if (!valid(h) || i >= 4)
+    const char *p = getenv("FAKECUDA_PARAMS");
+    if (!p)
+        p = "0:4,4:4,8:8,16:8";
+    for (size_t k = 0; k < i && p; k++) {
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    unsigned o, z;
+    if (!valid(h) || !p || sscanf(p, "%u:%u", &o, &z) != 2)
         return CUDA_ERROR_INVALID_VALUE;
-    *off = offs[i];
-    *size = sizes[i];
+    *off = o;
+    *size = z;
     return CUDA_SUCCESS;
 }
 
@@ -208,6 +216,45 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsig
     (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p;
     FAIL_IF_ASKED();
     return launch(f, bx);
+}
+
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{
+    (void)a; (void)v;
+    FAIL_IF_ASKED();
+    return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig c)
+{
+    (void)c;
+    return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *c)
+{
+    *c = (CUcontext)&funcs;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice *d)
+{
+    *d = 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+    (void)d;
+    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
+    return CUDA_SUCCESS;
+}
+
+/* Module-scope variables: none here. */
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)
+{
+    (void)p; (void)n; (void)m; (void)name;
+    return CUDA_ERROR_NOT_FOUND;
 }
 
 CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice d)

@@ -1,0 +1,49 @@
+/* apply.h: configurations applied at launch (see apply.c). */
+#ifndef GT_APPLY_H
+#define GT_APPLY_H
+
+#include "driver.h"
+#include "jit.h"
+#include "registry.h"
+#include "store.h"
+
+#include <pthread.h>
+
+struct gt_policy;
+
+/* One launch as the application made it, through whichever entry point. */
+struct gt_call {
+    enum gt_entry entry;
+    union {
+        PFN_cuLaunchKernel_v4000 plain;
+        PFN_cuLaunchKernelEx_v11060 ex;
+        PFN_cuLaunchCooperativeKernel_v9000 coop;
+    } real;
+    CUfunction f;
+    struct gt_geom g;
+    CUstream s;
+    void **params, **extra;
+    const CUlaunchConfig *config; /* cuLaunchKernelEx's */
+};
+
+struct gt_force {
+    char *glob;
+    char *config;
+};
+
+struct gt_apply {
+    pthread_mutex_t lock;
+    int ready;
+    struct gt_policy *policy;   /* GPUTUNE_POLICY, NULL if unset or unusable */
+    struct gt_force *force;     /* GPUTUNE_FORCE */
+    int nforce;
+    struct gt_jit jit;
+    struct gt_store store;
+    int have_store;
+};
+
+CUresult gt_call_launch(const struct gt_call *c, CUfunction f, const struct gt_geom *g);
+int gt_call_per_thread(const struct gt_call *c);
+int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r);
+
+#endif
