@@ -38,7 +38,7 @@ EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
              $(BUILD)/examples/threads_app
-BENCH     := $(BUILD)/bench/empty_launches
+BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -86,11 +86,11 @@ $(BUILD)/tests/helpers/chain_main: tests/helpers/chain_main.c $(BUILD)/tests/hel
 	$(CC) $(CFLAGS) $< -o $@ -L$(BUILD)/tests/helpers -ltarget -Wl,-rpath,'$$ORIGIN' -ldl
 
 # Examples: closed builds with nvcc's defaults, never rebuilt for tuning.
-$(BUILD)/examples/runtime_app: examples/runtime_app/main.cu examples/common.h
+$(BUILD)/examples/runtime_app: examples/runtime_app/main.cu examples/runtime_app/kernels.cuh examples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
-$(BUILD)/examples/runtime_app_ptds: examples/runtime_app/main.cu examples/common.h
+$(BUILD)/examples/runtime_app_ptds: examples/runtime_app/main.cu examples/runtime_app/kernels.cuh examples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) --default-stream per-thread $< -o $@
 
@@ -118,6 +118,14 @@ $(BUILD)/bench/empty_launches: bench/empty_launches.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
 
+$(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
+
+$(BUILD)/bench/transpose.ptx: kernels/transpose.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_90 $< -o $@
+
 export GT_BUILD := $(abspath $(BUILD))
 export GT_SANITIZE := $(if $(SAN),1,)
 
@@ -132,6 +140,7 @@ demo: all
 
 bench: all
 	bench/launch_overhead
+	$(BUILD)/bench/compile kernels/transpose.cu $(BUILD)/bench/transpose.ptx
 
 clean:
 	rm -rf build build-asan

@@ -38,6 +38,7 @@ struct gt_plan {
     struct gt_space *space;
     uint32_t *cfg;
     char text[512];               /* the configuration, as written */
+    char *shown;                  /* the kernel's name for messages */
     struct gt_knobs knobs;
     int rebuild;                  /* compile-time knobs or macros differ from the original */
     struct gt_arch arch;
@@ -198,6 +199,7 @@ static int has_jit(const struct gt_kernel *k, const struct gt_section *sec)
 
 static void plan_free(struct gt_plan *p)
 {
+    free(p->shown);
     gt_space_free(p->space);
     free(p->cfg);
     free(p->argpos);
@@ -216,6 +218,7 @@ static struct gt_plan *plan_new(struct gt_apply *a, struct gt_kernel *k, const c
         return NULL;
     }
     pthread_mutex_init(&p->lock, NULL);
+    p->shown = strdup(shown);
     p->sec = a->policy ? gt_policy_find(a->policy, k->name, shown) : NULL;
     snprintf(p->text, sizeof p->text, "%s", config);
     if (p->sec && p->sec->errors) {
@@ -333,7 +336,7 @@ static int load_rebuilt(struct gt_plan *p, const struct gt_handle *hd, const uns
         rc = gt_variant_load(v, vj.job.cubin, vj.job.cubin_size, kernel ? kernel : k->name, hd, &p->knobs, p->arch.sm,
                              err, errlen);
     if (rc == 0)
-        gt_debug("kernel %s: variant built from %s %s(%.0f ms)", k->name, p->recipe.from,
+        gt_debug("kernel %s: variant built from %s %s(%.0f ms)", p->shown, p->recipe.from,
                  vj.job.from_store ? "out of the store " : "", (now() - t0) * 1e3);
     if (vj.job.store_error[0])
         gt_warn("%s", vj.job.store_error);
@@ -375,7 +378,7 @@ static struct gt_variant *variant_for(struct gt_plan *p, const struct gt_handle 
             v->next = p->variants;
             p->variants = v;
         } else {
-            gt_warn("kernel %s: cannot apply '%s': %s; running the original", hd->kernel->name, p->text, err);
+            gt_warn("kernel %s: cannot apply '%s': %s; running the original", p->shown, p->text, err);
             free(v);
             v = NULL;
             p->failed = 1;
@@ -448,7 +451,7 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     struct gt_geom g;
     char err[512];
     if (geometry(p, hd->kernel, c, &g, err, sizeof err) != 0) {
-        gt_debug("kernel %s: %s; this launch runs the original", hd->kernel->name, err);
+        gt_debug("kernel %s: %s; this launch runs the original", p->shown, err);
         return 0;
     }
     struct gt_variant *v = variant_for(p, hd, &g);

@@ -101,6 +101,8 @@ int gt_jit_open(struct gt_jit *j)
 static struct gt_key job_key(const struct gt_jit *j, const struct gt_jit_job *job)
 {
     size_t cap = 256 + strlen(job->text) + strlen(job->name) + (job->name_expr ? strlen(job->name_expr) : 0);
+    for (int i = 0; i < job->ninstantiate; i++)
+        cap += strlen(job->instantiate[i]) + 1;
     for (int i = 0; i < job->noptions; i++)
         cap += strlen(job->options[i]) + 1;
     for (int i = 0; i < job->nheaders; i++)
@@ -118,6 +120,8 @@ static struct gt_key job_key(const struct gt_jit *j, const struct gt_jit_job *jo
     }
     if (job->name_expr)
         n += (size_t)sprintf(buf + n, "%s", job->name_expr) + 1;
+    for (int i = 0; i < job->ninstantiate; i++)
+        n += (size_t)sprintf(buf + n, "%s", job->instantiate[i]) + 1;
     n += (size_t)sprintf(buf + n, "%s", job->text);
     struct gt_key k = gt_key_of(buf, n);
     free(buf);
@@ -159,6 +163,8 @@ static void build_source(struct gt_jit *j, struct gt_jit_job *job)
     nvrtcResult r = opts ? NVRTC_SUCCESS : NVRTC_ERROR_OUT_OF_MEMORY;
     if (r == NVRTC_SUCCESS && job->name_expr)
         r = j->rtc.add_name(prog, job->name_expr);
+    for (int i = 0; r == NVRTC_SUCCESS && i < job->ninstantiate; i++)
+        r = j->rtc.add_name(prog, job->instantiate[i]);
     if (r == NVRTC_SUCCESS)
         r = j->rtc.compile(prog, job->noptions + 1, opts);
     free(opts);

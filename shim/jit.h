@@ -56,6 +56,8 @@ struct gt_jit_job {
     const char *const *options;  /* without the architecture: added here */
     int arch;                    /* 90 for sm_90 */
     const char *name_expr;       /* source only: a kernel's name expression, e.g. "gemm<128>" */
+    int ninstantiate;            /* source only: more name expressions to instantiate */
+    const char *const *instantiate;
     /* results */
     int ok;
     int from_store;

@@ -38,7 +38,7 @@ static struct {
 } nv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define NVRTC_HOOKS(X) X(nvrtcCreateProgram) X(nvrtcCompileProgram) X(nvrtcGetPTX) \
-                       X(nvrtcGetCUBIN) X(nvrtcDestroyProgram)
+                       X(nvrtcGetCUBIN) X(nvrtcDestroyProgram) X(nvrtcAddNameExpression)
 
 struct nvrtc_hook {
     const char *name;
@@ -145,6 +145,21 @@ GT_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int noptions, const
         p->noptions = p->options ? noptions : 0;
     }
     return REAL(nvrtcCompileProgram)(prog, noptions, options);
+}
+
+GT_EXPORT nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name)
+{
+    if (!REAL(nvrtcAddNameExpression))
+        return NVRTC_ERROR_INTERNAL_ERROR;
+    nvrtcResult r = REAL(nvrtcAddNameExpression)(prog, name);
+    struct gt_nvrtc_program *p = r == NVRTC_SUCCESS && name ? program_of(prog) : NULL;
+    char **names = p ? realloc(p->names, (size_t)(p->nnames + 1) * sizeof *names) : NULL;
+    if (names) {
+        p->names = names;
+        if ((names[p->nnames] = strdup(name)) != NULL)
+            p->nnames++;
+    }
+    return r;
 }
 
 static void remember_output(nvrtcProgram prog, const char *bytes, enum gt_format format)

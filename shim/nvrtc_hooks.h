@@ -12,6 +12,8 @@ struct gt_nvrtc_program {
     char **headers, **include_names;
     int noptions;        /* of the last nvrtcCompileProgram */
     char **options;
+    int nnames;          /* name expressions (template instantiations) it asked for */
+    char **names;
     struct gt_nvrtc_program *next;
 };
 

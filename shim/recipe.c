@@ -79,6 +79,7 @@ void gt_recipe_free(struct gt_recipe *r)
     free_strings(r->options, r->noptions);
     free_strings(r->headers, r->nheaders);
     free_strings(r->include_names, r->nheaders);
+    free_strings(r->names, r->nnames);
     memset(r, 0, sizeof *r);
 }
 
@@ -129,8 +130,10 @@ int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, 
     r->nheaders = p->nheaders;
     r->headers = copy_strings(p->headers, p->nheaders);
     r->include_names = copy_strings(p->include_names, p->nheaders);
+    r->nnames = p->nnames;
+    r->names = copy_strings(p->names, p->nnames);
     snprintf(r->from, sizeof r->from, "the application's NVRTC program %s", p->name);
-    if (!r->text || !r->name || !r->kernel || !r->options || !r->headers || !r->include_names) {
+    if (!r->text || !r->name || !r->kernel || !r->options || !r->headers || !r->include_names || !r->names) {
         gt_recipe_free(r);
         return fail(err, errlen, "out of memory");
     }
@@ -275,6 +278,7 @@ int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uin
         .nheaders = r->nheaders,
         .headers = (const char *const *)r->headers, .include_names = (const char *const *)r->include_names,
         .noptions = n, .options = vj->options, .arch = r->arch, .name_expr = name_expr,
+        .ninstantiate = r->nnames, .instantiate = (const char *const *)r->names,
     };
     return 0;
 }

@@ -19,6 +19,8 @@ struct gt_recipe {
     int nheaders;
     char **headers, **include_names;
     char *kernel;        /* mangled name of the kernel in the built cubin */
+    int nnames;          /* name expressions to instantiate (the application's NVRTC program's) */
+    char **names;
     char from[160];      /* what it is built from, for the log */
     int arch;            /* 90 for sm_90 */
 };
