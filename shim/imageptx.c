@@ -100,6 +100,13 @@ static int from_entry(struct gt_image_ptx *p, const struct gt_fatbin_entry *e, c
     return r;
 }
 
+static void clear_one(struct gt_image_ptx *p)
+{
+    free(p->text);
+    free(p->options);
+    memset(p, 0, sizeof *p);
+}
+
 /* The fatbins an image stands for; the first is its own. */
 static size_t image_fatbins(const struct gt_image *img, const unsigned char **fbs, size_t *sizes)
 {
@@ -130,6 +137,10 @@ static int from_fatbins(const struct gt_image *img, int device_arch, struct gt_i
         if (!sizes[i] || !best_entry(fbs[i], sizes[i], device_arch, &e))
             continue;
         r = from_entry(&out[*n], &e, err, errlen);
+        if (r != 0) {
+            clear_one(&out[*n]);
+            break;
+        }
         out[*n].relocatable = i > 0;
         (*n)++;
     }
@@ -157,13 +168,13 @@ int gt_image_ptx(const struct gt_image *img, int device_arch, struct gt_image_pt
     if (img->format == GT_FMT_PTX) {
         r = take_text(p, (const char *)img->bytes, img->size, err, errlen);
         *n = r == 0 && gt_image_ptx_fits(p->arch, p->suffix, device_arch) ? 1 : 0;
-        if (r == 0 && !*n)
-            free(p->text);
+        if (!*n)
+            clear_one(p);
     } else {
         r = from_fatbins(img, device_arch, p, n, err, errlen);
     }
     if (r != 0 || !*n) {
-        gt_image_ptx_free(p, *n + (r != 0));
+        gt_image_ptx_free(p, *n);
         *n = 0;
         return r;
     }
@@ -173,9 +184,7 @@ int gt_image_ptx(const struct gt_image *img, int device_arch, struct gt_image_pt
 
 void gt_image_ptx_free(struct gt_image_ptx *p, size_t n)
 {
-    for (size_t i = 0; p && i < n; i++) {
-        free(p[i].text);
-        free(p[i].options);
-    }
+    for (size_t i = 0; p && i < n; i++)
+        clear_one(&p[i]);
     free(p);
 }

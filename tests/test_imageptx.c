@@ -41,6 +41,17 @@ static void test_fatbin(void)
     gt_image_ptx_free(p, n);
     is_int(gt_image_ptx(&img, 80, &p, &n, err, sizeof err), 0, "for sm_80");
     ok(n == 0 && p == NULL, "  none fits");
+
+    /* The PTX entry's stream cut short: an error, and nothing to free. */
+    struct gt_fatbin_entry e;
+    size_t off = 0;
+    while (gt_fatbin_next(fb, size, &off, &e) == 1 && e.kind != GT_FATBIN_PTX)
+        ;
+    uint32_t cut = 16;
+    memcpy(fb + e.offset + 16, &cut, 4);
+    err[0] = 0;
+    is_int(gt_image_ptx(&img, 90, &p, &n, err, sizeof err), -1, "a damaged PTX entry is an error");
+    ok(n == 0 && p == NULL && err[0], "  with nothing returned: %s", err);
     free(fb);
 }
 
