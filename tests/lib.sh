@@ -20,14 +20,16 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/gputune-test.XXXXXX")
 # GT_KEEP=DIR keeps each test's logs and outputs in DIR/<test name>.
 trap '[ -n "$GT_KEEP" ] && mkdir -p "$GT_KEEP" && cp -r "$TMP" "$GT_KEEP/$(basename "$0" .t)"; rm -rf "$TMP"' EXIT
 
+# Functions here name their variables _t_*: sh has no locals, and a test's
+# own variables must survive the calls.
 check() {
-    name=$1
+    _t_name=$1
     shift
     tap_n=$((tap_n + 1))
     if "$@" >"$TMP/check.out" 2>&1; then
-        echo "ok $tap_n - $name"
+        echo "ok $tap_n - $_t_name"
     else
-        echo "not ok $tap_n - $name"
+        echo "not ok $tap_n - $_t_name"
         sed 's/^/#   /' "$TMP/check.out" | head -40
         tap_failed=$((tap_failed + 1))
     fi
@@ -50,7 +52,7 @@ skip_all() {
 }
 
 need_gpu() {
-    probe=$("$GT_BUILD/tests/helpers/gpu_probe" 2>&1) || skip_all "no usable CUDA device: $probe"
+    _t_probe=$("$GT_BUILD/tests/helpers/gpu_probe" 2>&1) || skip_all "no usable CUDA device: $_t_probe"
 }
 
 # Under SANITIZE=1 the sanitizer runtime must be the first library loaded,
@@ -68,15 +70,15 @@ shim() {
 
 # The log level of run_as: info by default, GT_LOG_LEVEL=debug for details.
 run_as() {
-    mode=$1
-    base=$2
+    _t_mode=$1
+    _t_base=$2
     shift 2
-    case $mode in
-    plain) (unset LD_PRELOAD; exec "$@") >"$base.out" 2>"$base.err" ;;
-    *) GPUTUNE_MODE=$mode GPUTUNE_LOG=${GT_LOG_LEVEL:-info} GPUTUNE_LOG_FILE="$base.log" \
-           shim "$@" >"$base.out" 2>"$base.err" ;;
+    case $_t_mode in
+    plain) (unset LD_PRELOAD; exec "$@") >"$_t_base.out" 2>"$_t_base.err" ;;
+    *) GPUTUNE_MODE=$_t_mode GPUTUNE_LOG=${GT_LOG_LEVEL:-info} GPUTUNE_LOG_FILE="$_t_base.log" \
+           shim "$@" >"$_t_base.out" 2>"$_t_base.err" ;;
     esac
-    echo $? >"$base.rc"
+    echo $? >"$_t_base.rc"
 }
 
 ran_ok() {
