@@ -288,8 +288,8 @@ static int make_recipe(struct gt_plan *p, const struct gt_kernel *k, char *err, 
         return 0;
     int r;
     if (p->sec && p->sec->source)
-        r = gt_recipe_from_file(&p->recipe, p->sec->source, p->sec->options, (int)p->sec->noptions, k->name,
-                                p->arch.sm, err, errlen);
+        r = gt_recipe_from_file(&p->recipe, p->sec->source, p->sec->options, (int)p->sec->noptions,
+                                p->sec->link_options, (int)p->sec->nlink_options, k->name, p->arch.sm, err, errlen);
     else if (k->image && k->image->nvrtc)
         r = gt_recipe_from_nvrtc(&p->recipe, k->image->nvrtc, k->name, p->arch.sm, err, errlen);
     else

@@ -1,7 +1,12 @@
 /* jit.c: NVRTC and nvJitLink, opened when first needed.
  *
- * Variants are built on the CPU: CUDA source with NVRTC, PTX with nvJitLink,
- * each straight to a cubin for the device's exact architecture.  Neither
+ * Variants are built on the CPU, always in two steps: CUDA source through
+ * NVRTC to PTX for the device's virtual architecture, then PTX through
+ * nvJitLink to a cubin for its exact one.  The knobs that shape the machine
+ * code (register limit, load cache mode, launch bounds) are nvJitLink's
+ * options whatever the input, and the PTX between the steps is there for
+ * whoever needs to see or change it.  (NVRTC building cubins itself also
+ * scaled worse across threads.)  Neither
  * library is linked: an application that never tunes never loads them, and
  * one that ships its own libnvrtc keeps it (dlopen by soname finds the copy
  * already loaded).  Functions are resolved from our own handles with the
@@ -43,7 +48,7 @@ static int resolve_nvrtc(struct gt_jit *j)
 {
     void *h = j->nvrtc_lib;
     return RESOLVE(h, rtc.create, "nvrtcCreateProgram") && RESOLVE(h, rtc.compile, "nvrtcCompileProgram") &&
-           RESOLVE(h, rtc.cubin_size, "nvrtcGetCUBINSize") && RESOLVE(h, rtc.cubin, "nvrtcGetCUBIN") &&
+           RESOLVE(h, rtc.ptx_size, "nvrtcGetPTXSize") && RESOLVE(h, rtc.ptx, "nvrtcGetPTX") &&
            RESOLVE(h, rtc.log_size, "nvrtcGetProgramLogSize") && RESOLVE(h, rtc.log, "nvrtcGetProgramLog") &&
            RESOLVE(h, rtc.destroy, "nvrtcDestroyProgram") && RESOLVE(h, rtc.version, "nvrtcVersion") &&
            RESOLVE(h, rtc.add_name, "nvrtcAddNameExpression") && RESOLVE(h, rtc.lowered_name, "nvrtcGetLoweredName");
@@ -97,47 +102,71 @@ int gt_jit_open(struct gt_jit *j)
     return ok ? 0 : -1;
 }
 
-/* Everything that decides the cubin, in one buffer, for the store's key. */
-static struct gt_key job_key(const struct gt_jit *j, const struct gt_jit_job *job)
+/* Appends strings (each with its NUL) to a growing buffer. */
+struct keybuf {
+    char *buf;
+    size_t n, cap;
+};
+
+static void put(struct keybuf *k, const char *s)
 {
-    size_t cap = 256 + strlen(job->text) + strlen(job->name) + (job->name_expr ? strlen(job->name_expr) : 0);
-    for (int i = 0; i < job->ninstantiate; i++)
-        cap += strlen(job->instantiate[i]) + 1;
-    for (int i = 0; i < job->noptions; i++)
-        cap += strlen(job->options[i]) + 1;
-    for (int i = 0; i < job->nheaders; i++)
-        cap += strlen(job->headers[i]) + strlen(job->include_names[i]) + 2;
-    char *buf = malloc(cap);
-    if (!buf)
-        return (struct gt_key){0, 0};
-    size_t n = (size_t)snprintf(buf, cap, "%s rtc %d link %d arch %d name %s", job->input == GT_JIT_SOURCE ? "cuda" : "ptx",
-                                j->nvrtc_version, j->jitlink_version, job->arch, job->name) + 1;
-    for (int i = 0; i < job->noptions; i++)
-        n += (size_t)sprintf(buf + n, "%s", job->options[i]) + 1;
-    for (int i = 0; i < job->nheaders; i++) {
-        n += (size_t)sprintf(buf + n, "%s", job->include_names[i]) + 1;
-        n += (size_t)sprintf(buf + n, "%s", job->headers[i]) + 1;
+    size_t len = strlen(s) + 1;
+    if (k->buf && k->n + len > k->cap) {
+        size_t cap = (k->n + len) * 2;
+        char *b = realloc(k->buf, cap);
+        if (!b) {
+            free(k->buf);
+            k->buf = NULL;
+            return;
+        }
+        k->buf = b;
+        k->cap = cap;
     }
-    if (job->name_expr)
-        n += (size_t)sprintf(buf + n, "%s", job->name_expr) + 1;
-    for (int i = 0; i < job->ninstantiate; i++)
-        n += (size_t)sprintf(buf + n, "%s", job->instantiate[i]) + 1;
-    n += (size_t)sprintf(buf + n, "%s", job->text);
-    struct gt_key k = gt_key_of(buf, n);
-    free(buf);
-    return k;
+    if (k->buf) {
+        memcpy(k->buf + k->n, s, len);
+        k->n += len;
+    }
 }
 
-/* A NULL-terminated copy of the options with the architecture appended. */
-static const char **with_arch(const struct gt_jit_job *job, const char *flag, char *arch, size_t cap)
+static void put_all(struct keybuf *k, const char *const *v, int n)
 {
-    const char **opts = malloc((size_t)(job->noptions + 1) * sizeof *opts);
+    for (int i = 0; i < n; i++)
+        put(k, v[i]);
+}
+
+/* Everything that decides the cubin, for the store's key. */
+static struct gt_key job_key(const struct gt_jit *j, const struct gt_jit_job *job)
+{
+    struct keybuf k = {malloc(4096), 0, 4096};
+    char head[160];
+    snprintf(head, sizeof head, "%s rtc %d link %d arch %d", job->input == GT_JIT_SOURCE ? "cuda" : "ptx",
+             j->nvrtc_version, j->jitlink_version, job->arch);
+    put(&k, head);
+    put(&k, job->name);
+    put_all(&k, job->options, job->noptions);
+    put(&k, "--link--");
+    put_all(&k, job->link_options, job->nlink_options);
+    put(&k, "--headers--");
+    put_all(&k, job->include_names, job->nheaders);
+    put_all(&k, job->headers, job->nheaders);
+    put(&k, job->name_expr ? job->name_expr : "");
+    put_all(&k, job->instantiate, job->ninstantiate);
+    put(&k, job->text);
+    struct gt_key key = k.buf ? gt_key_of(k.buf, k.n) : (struct gt_key){0, 0};
+    free(k.buf);
+    return key;
+}
+
+/* A copy of n options with the architecture appended. */
+static const char **with_arch(const char *const *options, int n, const char *flag, int arch, char *buf, size_t cap)
+{
+    const char **opts = malloc((size_t)(n + 1) * sizeof *opts);
     if (!opts)
         return NULL;
-    for (int i = 0; i < job->noptions; i++)
-        opts[i] = job->options[i];
-    snprintf(arch, cap, "%s%d", flag, job->arch);
-    opts[job->noptions] = arch;
+    for (int i = 0; i < n; i++)
+        opts[i] = options[i];
+    snprintf(buf, cap, "%s%d", flag, arch);
+    opts[n] = buf;
     return opts;
 }
 
@@ -151,15 +180,16 @@ static char *kept(char *log, int filled)
     return log;
 }
 
-static void build_source(struct gt_jit *j, struct gt_jit_job *job)
+/* Source to PTX into job->ptx; 0 or -1 (job->log says why). */
+static int source_to_ptx(struct gt_jit *j, struct gt_jit_job *job)
 {
     nvrtcProgram prog;
-    char arch[32];
+    char arch[48];
     if (j->rtc.create(&prog, job->text, job->name, job->nheaders, job->headers, job->include_names) != NVRTC_SUCCESS) {
         job->log = strdup("nvrtcCreateProgram failed");
-        return;
+        return -1;
     }
-    const char **opts = with_arch(job, "--gpu-architecture=sm_", arch, sizeof arch);
+    const char **opts = with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, arch, sizeof arch);
     nvrtcResult r = opts ? NVRTC_SUCCESS : NVRTC_ERROR_OUT_OF_MEMORY;
     if (r == NVRTC_SUCCESS && job->name_expr)
         r = j->rtc.add_name(prog, job->name_expr);
@@ -172,39 +202,48 @@ static void build_source(struct gt_jit *j, struct gt_jit_job *job)
     char *log;
     if (j->rtc.log_size(prog, &size) == NVRTC_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
         job->log = kept(log, j->rtc.log(prog, log) == NVRTC_SUCCESS);
-    if (r == NVRTC_SUCCESS && j->rtc.cubin_size(prog, &job->cubin_size) == NVRTC_SUCCESS &&
-        (job->cubin = malloc(job->cubin_size)) != NULL)
-        job->ok = j->rtc.cubin(prog, (char *)job->cubin) == NVRTC_SUCCESS;
+    if (r == NVRTC_SUCCESS && j->rtc.ptx_size(prog, &size) == NVRTC_SUCCESS && (job->ptx = malloc(size)) != NULL &&
+        j->rtc.ptx(prog, job->ptx) != NVRTC_SUCCESS) {
+        free(job->ptx);
+        job->ptx = NULL;
+    }
     const char *lowered = NULL;
-    if (job->ok && job->name_expr && j->rtc.lowered_name(prog, job->name_expr, &lowered) == NVRTC_SUCCESS)
+    if (job->ptx && job->name_expr && j->rtc.lowered_name(prog, job->name_expr, &lowered) == NVRTC_SUCCESS)
         job->lowered = strdup(lowered);
     j->rtc.destroy(&prog);
+    return job->ptx ? 0 : -1;
 }
 
-static void build_ptx(struct gt_jit *j, struct gt_jit_job *job)
+/* PTX to a cubin into job->cubin (job->ok); messages join job->log. */
+static void ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *ptx)
 {
     nvJitLinkHandle h;
     char arch[32];
-    const char **opts = with_arch(job, "-arch=sm_", arch, sizeof arch);
-    if (!opts || j->link.create(&h, (uint32_t)job->noptions + 1, opts) != NVJITLINK_SUCCESS) {
+    const char **opts = with_arch(job->link_options, job->nlink_options, "-arch=sm_", job->arch, arch, sizeof arch);
+    if (!opts || j->link.create(&h, (uint32_t)job->nlink_options + 1, opts) != NVJITLINK_SUCCESS) {
         free(opts);
+        free(job->log);
         job->log = strdup("nvJitLinkCreate failed: bad options");
         return;
     }
     free(opts);
-    nvJitLinkResult r = j->link.add(h, NVJITLINK_INPUT_PTX, job->text, strlen(job->text), job->name);
+    nvJitLinkResult r = j->link.add(h, NVJITLINK_INPUT_PTX, ptx, strlen(ptx), job->name);
     if (r == NVJITLINK_SUCCESS)
         r = j->link.complete(h);
     size_t size = 0;
-    char *log;
+    char *log = NULL;
     if (r != NVJITLINK_SUCCESS) {
         if (j->link.error_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
-            job->log = kept(log, j->link.error_log(h, log) == NVJITLINK_SUCCESS);
+            log = kept(log, j->link.error_log(h, log) == NVJITLINK_SUCCESS);
     } else if (j->link.cubin_size(h, &job->cubin_size) == NVJITLINK_SUCCESS &&
                (job->cubin = malloc(job->cubin_size)) != NULL) {
         job->ok = j->link.cubin(h, job->cubin) == NVJITLINK_SUCCESS;
         if (j->link.info_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
-            job->log = kept(log, j->link.info_log(h, log) == NVJITLINK_SUCCESS);
+            log = kept(log, j->link.info_log(h, log) == NVJITLINK_SUCCESS);
+    }
+    if (log) {
+        free(job->log);
+        job->log = log;
     }
     j->link.destroy(&h);
 }
@@ -250,10 +289,10 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
     if (store && from_store(store, key, job)) {
         job->ok = job->from_store = 1;
     } else {
-        if (job->input == GT_JIT_SOURCE)
-            build_source(j, job);
-        else
-            build_ptx(j, job);
+        if (job->input == GT_JIT_PTX)
+            ptx_to_cubin(j, job, job->text);
+        else if (source_to_ptx(j, job) == 0)
+            ptx_to_cubin(j, job, job->ptx);
         if (job->ok && store)
             to_store(store, key, job);
     }
@@ -265,6 +304,8 @@ void gt_jit_job_clear(struct gt_jit_job *job)
     free(job->cubin);
     free(job->log);
     free(job->lowered);
+    free(job->ptx);
+    job->ptx = NULL;
     job->cubin = NULL;
     job->log = NULL;
     job->lowered = NULL;

@@ -18,8 +18,8 @@ struct gt_jit {
     struct {
         __typeof__(&nvrtcCreateProgram) create;
         __typeof__(&nvrtcCompileProgram) compile;
-        __typeof__(&nvrtcGetCUBINSize) cubin_size;
-        __typeof__(&nvrtcGetCUBIN) cubin;
+        __typeof__(&nvrtcGetPTXSize) ptx_size;
+        __typeof__(&nvrtcGetPTX) ptx;
         __typeof__(&nvrtcGetProgramLogSize) log_size;
         __typeof__(&nvrtcGetProgramLog) log;
         __typeof__(&nvrtcDestroyProgram) destroy;
@@ -44,8 +44,8 @@ struct gt_jit {
 
 enum gt_jit_input { GT_JIT_SOURCE, GT_JIT_PTX };
 
-/* One compilation: CUDA source through NVRTC or PTX through nvJitLink,
- * always to a cubin for one exact architecture. */
+/* One compilation to a cubin for one exact architecture: CUDA source
+ * through NVRTC to PTX, then PTX through nvJitLink. */
 struct gt_jit_job {
     enum gt_jit_input input;
     const char *text;            /* NUL-terminated source or PTX */
@@ -53,7 +53,9 @@ struct gt_jit_job {
     int nheaders;
     const char *const *headers, *const *include_names;
     int noptions;
-    const char *const *options;  /* without the architecture: added here */
+    const char *const *options;  /* NVRTC's (source only), without the architecture */
+    int nlink_options;
+    const char *const *link_options; /* nvJitLink's, without the architecture */
     int arch;                    /* 90 for sm_90 */
     const char *name_expr;       /* source only: a kernel's name expression, e.g. "gemm<128>" */
     int ninstantiate;            /* source only: more name expressions to instantiate */
@@ -65,6 +67,7 @@ struct gt_jit_job {
     size_t cubin_size;
     char *log;                   /* the compiler's messages, NULL if none */
     char *lowered;               /* the mangled name of name_expr, when given */
+    char *ptx;                   /* what NVRTC made of a source, NULL for PTX input or from the store */
     char store_error[256];       /* why a built cubin could not be stored, "" if it was */
     double seconds;
 };

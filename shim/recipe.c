@@ -5,9 +5,9 @@
  * source a policy names, the source the application itself gave NVRTC (with
  * its options, its architecture removed), and the PTX in the loaded image
  * that best fits the device.  A configuration then adds its macros
- * (-DNAME=value, replacing the application's own definition of NAME), its
- * register limit, its load cache mode and its launch bounds, the last three
- * as ptxas options so that neither the source nor the PTX is edited.  A
+ * (-DNAME=value for NVRTC, replacing the application's own definition of
+ * NAME), and its register limit, load cache mode and launch bounds as
+ * nvJitLink's options, so that neither the source nor the PTX is edited.  A
  * variant is accepted only if the kernel it yields takes its parameters
  * exactly as the original does. */
 #include "recipe.h"
@@ -77,6 +77,7 @@ void gt_recipe_free(struct gt_recipe *r)
     free(r->name);
     free(r->kernel);
     free_strings(r->options, r->noptions);
+    free_strings(r->link_options, r->nlink_options);
     free_strings(r->headers, r->nheaders);
     free_strings(r->include_names, r->nheaders);
     free_strings(r->names, r->nnames);
@@ -84,7 +85,8 @@ void gt_recipe_free(struct gt_recipe *r)
 }
 
 int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *options, int noptions,
-                        const char *kernel, int arch, char *err, size_t errlen)
+                        char *const *link_options, int nlink_options, const char *kernel, int arch, char *err,
+                        size_t errlen)
 {
     memset(r, 0, sizeof *r);
     r->input = GT_JIT_SOURCE;
@@ -96,8 +98,10 @@ int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *opti
     r->kernel = strdup(kernel);
     r->options = copy_strings(options, noptions);
     r->noptions = noptions;
+    r->link_options = copy_strings(link_options, nlink_options);
+    r->nlink_options = nlink_options;
     snprintf(r->from, sizeof r->from, "source %s", path);
-    if (!r->name || !r->kernel || !r->options) {
+    if (!r->name || !r->kernel || !r->options || !r->link_options) {
         gt_recipe_free(r);
         return fail(err, errlen, "out of memory");
     }
@@ -127,13 +131,15 @@ int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, 
     r->name = strdup(p->name);
     r->kernel = strdup(kernel);
     r->options = calloc((size_t)p->noptions + 1, sizeof *r->options);
+    r->link_options = calloc(1, sizeof *r->link_options);
     r->nheaders = p->nheaders;
     r->headers = copy_strings(p->headers, p->nheaders);
     r->include_names = copy_strings(p->include_names, p->nheaders);
     r->nnames = p->nnames;
     r->names = copy_strings(p->names, p->nnames);
     snprintf(r->from, sizeof r->from, "the application's NVRTC program %s", p->name);
-    if (!r->text || !r->name || !r->kernel || !r->options || !r->headers || !r->include_names || !r->names) {
+    if (!r->text || !r->name || !r->kernel || !r->options || !r->link_options || !r->headers || !r->include_names ||
+        !r->names) {
         gt_recipe_free(r);
         return fail(err, errlen, "out of memory");
     }
@@ -185,9 +191,10 @@ int gt_recipe_from_image(struct gt_recipe *r, const struct gt_image *img, const 
     r->name = strdup("image.ptx");
     r->kernel = strdup(kernel);
     r->options = calloc(1, sizeof *r->options);
+    r->link_options = calloc(1, sizeof *r->link_options);
     snprintf(r->from, sizeof r->from, "its compute_%d PTX", ptx[found].arch);
     gt_image_ptx_free(ptx, n);
-    if (!r->name || !r->kernel || !r->options) {
+    if (!r->name || !r->kernel || !r->options || !r->link_options) {
         gt_recipe_free(r);
         return fail(err, errlen, "out of memory");
     }
@@ -224,28 +231,41 @@ static int macro_overridden(const char *opt, const struct gt_space *s)
 
 static const char *const dlcm_names[] = {"", "ca", "cg", "cs", "lu", "cv"};
 
-/* The options a configuration adds to the recipe's: macros, then ptxas
- * knobs in the form each compiler takes them. */
-static int add_config_options(const struct gt_recipe *r, const struct gt_space *s, const uint32_t *cfg,
-                              const unsigned block[3], struct gt_variant_job *vj, int n)
+/* The configuration's macros, after the recipe's options it does not override. */
+static int frontend_options(const struct gt_recipe *r, const struct gt_space *s, const uint32_t *cfg,
+                            struct gt_variant_job *vj)
 {
-    int source = r->input == GT_JIT_SOURCE;
-    const char *ptxas = source ? "--ptxas-options=" : "-Xptxas=";
+    int n = 0;
+    for (int i = 0; i < r->noptions; i++)
+        if (!macro_overridden(r->options[i], s))
+            vj->options[n++] = r->options[i];
+    for (size_t d = 0; d < s->ndims && r->input == GT_JIT_SOURCE; d++)
+        if (s->dims[d].kind == GT_DIM_PARAM && !(vj->options[n++] = keep(vj, "-D%s=%lld", s->dims[d].name,
+                                                                          (long long)s->dims[d].values[cfg[d]])))
+            return -1;
+    return n;
+}
+
+/* The configuration's machine-code knobs, after the recipe's link options. */
+static int link_options(const struct gt_recipe *r, const struct gt_space *s, const uint32_t *cfg,
+                        const unsigned block[3], struct gt_variant_job *vj)
+{
     struct gt_knobs k;
     gt_space_knobs(s, cfg, &k);
-    for (size_t d = 0; d < s->ndims; d++)
-        if (s->dims[d].kind == GT_DIM_PARAM && source)
-            vj->options[n++] = keep(vj, "-D%s=%lld", s->dims[d].name, (long long)s->dims[d].values[cfg[d]]);
+    int n = 0;
+    for (int i = 0; i < r->nlink_options; i++)
+        vj->link_options[n++] = r->link_options[i];
+    int first = n;
     if (k.maxrreg > 0)
-        vj->options[n++] = keep(vj, "%s=%d", source ? "--maxrregcount" : "-maxrregcount", k.maxrreg);
+        vj->link_options[n++] = keep(vj, "-maxrregcount=%d", k.maxrreg);
     if (k.dlcm > 0 && k.dlcm < (int)(sizeof dlcm_names / sizeof dlcm_names[0]))
-        vj->options[n++] = keep(vj, "%s-dlcm=%s", ptxas, dlcm_names[k.dlcm]);
+        vj->link_options[n++] = keep(vj, "-Xptxas=-dlcm=%s", dlcm_names[k.dlcm]);
     if (k.bounds && block)
-        vj->options[n++] = keep(vj, "%s-maxntid=%u,%u,%u", ptxas, block[0], block[1], block[2]);
+        vj->link_options[n++] = keep(vj, "-Xptxas=-maxntid=%u,%u,%u", block[0], block[1], block[2]);
     if (k.bounds && block && k.minblocks > 0)
-        vj->options[n++] = keep(vj, "%s-minnctapersm=%d", ptxas, k.minblocks);
-    for (int i = 0; i < n; i++)
-        if (!vj->options[i])
+        vj->link_options[n++] = keep(vj, "-Xptxas=-minnctapersm=%d", k.minblocks);
+    for (int i = first; i < n; i++)
+        if (!vj->link_options[i])
             return -1;
     return n;
 }
@@ -257,19 +277,13 @@ int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uin
                   const char *name_expr, struct gt_variant_job *vj)
 {
     memset(vj, 0, sizeof *vj);
-    int cap = r->noptions + (int)s->ndims + 8;
+    int cap = r->noptions + r->nlink_options + (int)s->ndims + 8;
     vj->options = calloc((size_t)cap, sizeof *vj->options);
+    vj->link_options = calloc((size_t)cap, sizeof *vj->link_options);
     vj->own = calloc((size_t)cap, sizeof *vj->own);
-    if (!vj->options || !vj->own) {
-        gt_variant_job_free(vj);
-        return -1;
-    }
-    int n = 0;
-    for (int i = 0; i < r->noptions; i++)
-        if (!macro_overridden(r->options[i], s))
-            vj->options[n++] = r->options[i];
-    n = add_config_options(r, s, cfg, block, vj, n);
-    if (n < 0) {
+    int n = vj->options && vj->link_options && vj->own ? frontend_options(r, s, cfg, vj) : -1;
+    int nl = n >= 0 ? link_options(r, s, cfg, block, vj) : -1;
+    if (nl < 0) {
         gt_variant_job_free(vj);
         return -1;
     }
@@ -277,7 +291,8 @@ int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uin
         .input = r->input, .text = r->text, .name = r->name,
         .nheaders = r->nheaders,
         .headers = (const char *const *)r->headers, .include_names = (const char *const *)r->include_names,
-        .noptions = n, .options = vj->options, .arch = r->arch, .name_expr = name_expr,
+        .noptions = n, .options = vj->options, .nlink_options = nl, .link_options = vj->link_options,
+        .arch = r->arch, .name_expr = name_expr,
         .ninstantiate = r->nnames, .instantiate = (const char *const *)r->names,
     };
     return 0;
@@ -290,6 +305,7 @@ void gt_variant_job_free(struct gt_variant_job *vj)
         free(vj->own[i]);
     free(vj->own);
     free(vj->options);
+    free(vj->link_options);
     memset(vj, 0, sizeof *vj);
 }
 

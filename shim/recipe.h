@@ -14,8 +14,10 @@ struct gt_recipe {
     enum gt_jit_input input;
     char *text;          /* CUDA source or PTX, NUL-terminated */
     char *name;          /* file or program name */
-    char **options;      /* options every variant gets */
+    char **options;      /* NVRTC options every variant gets (source only) */
     int noptions;
+    char **link_options; /* nvJitLink options every variant gets */
+    int nlink_options;
     int nheaders;
     char **headers, **include_names;
     char *kernel;        /* mangled name of the kernel in the built cubin */
@@ -30,11 +32,12 @@ struct gt_variant_job {
     struct gt_jit_job job;
     char **own;          /* strings made for this configuration */
     int nown;
-    const char **options;
+    const char **options, **link_options;
 };
 
 int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *options, int noptions,
-                        const char *kernel, int arch, char *err, size_t errlen);
+                        char *const *link_options, int nlink_options, const char *kernel, int arch, char *err,
+                        size_t errlen);
 int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, const char *kernel, int arch,
                          char *err, size_t errlen);
 int gt_recipe_from_image(struct gt_recipe *r, const struct gt_image *img, const char *kernel, int arch, char *err,

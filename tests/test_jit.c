@@ -61,6 +61,8 @@ static void source_job(struct gt_jit_job *job, const char *const *opts, int n)
                                .noptions = n, .options = opts, .arch = 90};
 }
 
+static const char *const limit32[] = {"-maxrregcount=32"};
+
 struct pooled {
     struct gt_task task;
     struct gt_jit_job job;
@@ -83,14 +85,17 @@ int main(void)
        jit.jitlink_version);
 
     struct gt_jit_job a, b, c, bad;
-    const char *o8[] = {"-DITEMS=2"}, *o32[] = {"-DITEMS=8"}, *o32r[] = {"-DITEMS=8", "-maxrregcount=32"};
+    const char *o8[] = {"-DITEMS=2"}, *o32[] = {"-DITEMS=8"};
     source_job(&a, o8, 1);
     source_job(&b, o32, 1);
-    source_job(&c, o32r, 2);
+    source_job(&c, o32, 1);
+    c.nlink_options = 1;
+    c.link_options = limit32;
     gt_jit_build(&jit, NULL, &a);
     gt_jit_build(&jit, NULL, &b);
     gt_jit_build(&jit, NULL, &c);
-    ok(a.ok && b.ok && c.ok, "NVRTC builds cubins from source with macros");
+    ok(a.ok && b.ok && c.ok, "source builds through NVRTC and nvJitLink, with macros");
+    ok(a.ptx && strstr(a.ptx, ".entry heavy"), "the PTX between the two steps is kept");
     int arch = 0;
     int r = gt_cubin_arch(a.cubin, a.cubin_size, &arch);
     ok(r == 0 && arch == 90, "for the exact architecture (sm_%d)", arch);
@@ -108,7 +113,8 @@ int main(void)
 
     struct gt_jit_job p1 = {.input = GT_JIT_PTX, .text = ptx, .name = "touch.ptx", .arch = 90};
     const char *reg[] = {"-maxrregcount=16", "-Xptxas=-dlcm=cg"};
-    struct gt_jit_job p2 = {.input = GT_JIT_PTX, .text = ptx, .name = "touch.ptx", .noptions = 2, .options = reg, .arch = 90};
+    struct gt_jit_job p2 = {.input = GT_JIT_PTX, .text = ptx, .name = "touch.ptx", .nlink_options = 2,
+                            .link_options = reg, .arch = 90};
     gt_jit_build(&jit, NULL, &p1);
     gt_jit_build(&jit, NULL, &p2);
     ok(p1.ok && regs_of(&p1, "touch") > 0, "nvJitLink builds PTX");

@@ -21,11 +21,15 @@ static const char source[] =
 
 static struct gt_jit jit;
 
+/* 1 if NVRTC gets opt, 2 if nvJitLink does, 0 if neither. */
 static int has_option(const struct gt_variant_job *vj, const char *opt)
 {
     for (int i = 0; i < vj->job.noptions; i++)
         if (strcmp(vj->job.options[i], opt) == 0)
             return 1;
+    for (int i = 0; i < vj->job.nlink_options; i++)
+        if (strcmp(vj->job.link_options[i], opt) == 0)
+            return 2;
     return 0;
 }
 
@@ -67,16 +71,16 @@ int main(void)
     ok(fd >= 0 && write(fd, source, sizeof source - 1) == (ssize_t)(sizeof source - 1), "a kernel source file");
     close(fd);
     struct gt_recipe r;
-    char *opts[] = {"-DITEMS=2", "-std=c++17"};
-    ok(gt_recipe_from_file(&r, path, opts, 2, "fill", 90, err, sizeof err) == 0, "recipe from a source file");
+    char *opts[] = {"-DITEMS=2", "-std=c++17"}, *lopts[] = {"-lineinfo"};
+    ok(gt_recipe_from_file(&r, path, opts, 2, lopts, 1, "fill", 90, err, sizeof err) == 0, "recipe from a source file");
     uint32_t cfg[4] = {1, 1, 1, 1};
     struct gt_variant_job vj;
     ok(gt_recipe_job(&r, s, cfg, block, NULL, &vj) == 0, "a configuration's job");
-    ok(has_option(&vj, "-DBLOCK=128") && has_option(&vj, "-DITEMS=2") && has_option(&vj, "-std=c++17"),
-       "macros of the configuration and the policy's options");
-    ok(has_option(&vj, "--maxrregcount=32") && has_option(&vj, "--ptxas-options=-dlcm=cg") &&
-           has_option(&vj, "--ptxas-options=-maxntid=128,1,1"),
-       "register limit, load cache mode and launch bounds as NVRTC takes them");
+    ok(has_option(&vj, "-DBLOCK=128") == 1 && has_option(&vj, "-DITEMS=2") == 1 && has_option(&vj, "-std=c++17") == 1,
+       "NVRTC gets the configuration's macros and the policy's options");
+    ok(has_option(&vj, "-lineinfo") == 2 && has_option(&vj, "-maxrregcount=32") == 2 &&
+           has_option(&vj, "-Xptxas=-dlcm=cg") == 2 && has_option(&vj, "-Xptxas=-maxntid=128,1,1") == 2,
+       "nvJitLink gets the policy's link options, the register limit, load cache mode and launch bounds");
     gt_jit_build(&jit, NULL, &vj.job);
     ok(vj.job.ok, "the variant builds: %s", vj.job.log ? vj.job.log : "");
     ok(gt_recipe_check(&vj.job, "fill", fill_params, 2, err, sizeof err) == 0, "its parameters match: %s", err);
@@ -91,7 +95,7 @@ int main(void)
     gt_variant_job_free(&vj);
     gt_recipe_free(&r);
     unlink(path);
-    ok(gt_recipe_from_file(&r, "/nonexistent/k.cu", NULL, 0, "fill", 90, err, sizeof err) != 0 &&
+    ok(gt_recipe_from_file(&r, "/nonexistent/k.cu", NULL, 0, NULL, 0, "fill", 90, err, sizeof err) != 0 &&
            strstr(err, "cannot read kernel source /nonexistent/k.cu"),
        "a missing source file: %s", err);
 
@@ -103,7 +107,8 @@ int main(void)
     gt_recipe_job(&r, s, base, block, NULL, &vj);
     ok(has_option(&vj, "-DBLOCK=64") && !has_option(&vj, "-DBLOCK=32") && has_option(&vj, "-DITEMS=5"),
        "the configuration's macro replaces the application's definition, other macros stay");
-    is_int(vj.job.noptions, 3, "default knobs add nothing");
+    is_int(vj.job.noptions, 3, "the application's options, its macro replaced");
+    is_int(vj.job.nlink_options, 0, "default knobs add nothing");
     gt_jit_build(&jit, NULL, &vj.job);
     ok(vj.job.ok, "it builds");
     gt_variant_job_free(&vj);
@@ -123,9 +128,9 @@ int main(void)
     ok(strstr(r.from, "compute_75") != NULL, "it says what it is built from: %s", r.from);
     gt_recipe_job(&r, s, cfg, block, NULL, &vj);
     ok(!has_option(&vj, "-DBLOCK=128"), "macros do not apply to PTX");
-    ok(has_option(&vj, "-maxrregcount=32") && has_option(&vj, "-Xptxas=-dlcm=cg") &&
-           has_option(&vj, "-Xptxas=-maxntid=128,1,1"),
-       "knobs as nvJitLink takes them");
+    ok(has_option(&vj, "-maxrregcount=32") == 2 && has_option(&vj, "-Xptxas=-dlcm=cg") == 2 &&
+           has_option(&vj, "-Xptxas=-maxntid=128,1,1") == 2,
+       "the same knobs for PTX");
     gt_jit_build(&jit, NULL, &vj.job);
     ok(vj.job.ok && gt_recipe_check(&vj.job, "fill", fill_params, 2, err, sizeof err) == 0,
        "the PTX variant builds and keeps the layout");
