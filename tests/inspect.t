@@ -36,7 +36,7 @@ done
 
 check "the table has its headings" grep -q "^KERNEL .* SASS .* PTX .* REGS .* SMEM .* LMEM .* PARAMS .* VARIABLES .* TUNING$" "$TMP/app_default.out"
 check "app_gencode: four SASS architectures, oldest first" grep -q "^scale  .* sm_75,sm_90,sm_90a,sm_120  .*compute_90 " "$TMP/app_gencode.out"
-check "app_gencode: PTX means the JIT knobs apply" grep -q "^scale .*PTX compute_90 (sm_90+): max registers, load cache mode, launch bounds, cache preference, carve-out$" "$TMP/app_gencode.out"
+check "app_gencode: PTX means the JIT knobs apply; below its target, launch knobs only" grep -q "^scale .*PTX compute_90 (sm_90+): max registers, load cache mode, launch bounds, cache preference, carve-out; SASS only for sm_75: cache preference and carve-out only$" "$TMP/app_gencode.out"
 check "a cubin: SASS only, launch knobs only" grep -q "^scale .*SASS only for sm_90: cache preference and carve-out only$" "$TMP/kernels.cubin.out"
 check "resources of the newest SASS: reduce<double> on sm_90" grep -q "^void reduce<double>(double const\*, double\*, int)  *sm_90  *compute_90  *14  *2048  *0  *3 (20 B)  *hits " "$TMP/app_compressed.out"
 check "mixed: 256 bytes of stack on sm_90" grep -q "^mixed  .* 40  *0  *256  *6 (72 B) " "$TMP/kernels.cubin.out"
@@ -55,6 +55,18 @@ check "app_rdc: a kernel the device link dropped says so" grep -q "^linked_unref
 "$G" inspect "$FX/lto.fatbin" >"$TMP/lto.out" 2>&1
 is "$?" 0 "lto.fatbin: exit status 0"
 check "lto.fatbin: its IR is listed, no kernel" grep -q "^  IR    compute_90 x1$" "$TMP/lto.out"
+
+# --arch: the knobs on one device
+"$G" inspect --arch sm_90 "$FX/app_gencode" >"$TMP/arch.out"
+check "--arch sm_90: JIT from compute_90" grep -q "^scale .*PTX compute_90 for sm_90: max registers, load cache mode, launch bounds, cache preference, carve-out$" "$TMP/arch.out"
+"$G" inspect --arch sm_90 "$FX/kernels.cubin" >"$TMP/arch.out"
+check "--arch sm_90 on a cubin: launch knobs only" grep -q "^scale .*SASS only for sm_90: cache preference and carve-out only$" "$TMP/arch.out"
+"$G" inspect --arch 89 "$FX/kernels.cubin" >"$TMP/arch.out"
+check "--arch 89 on an sm_90 cubin: nothing runs" grep -q "^scale .*none: no code that runs on sm_89$" "$TMP/arch.out"
+"$G" inspect --arch 86 "$FX/app_default" >"$TMP/arch.out"
+check "--arch 86: compute_75 PTX reaches it" grep -q "^scale .*PTX compute_75 for sm_86: " "$TMP/arch.out"
+"$G" inspect --arch sm_x "$FX/app_default" >"$TMP/o" 2>"$TMP/e"
+is "$?" 2 "--arch with no architecture: exit status 2"
 
 "$G" inspect -j 1 "$FX/app_gencode" >"$TMP/j1.out"
 check "one thread or many: the same output" cmp "$TMP/j1.out" "$TMP/app_gencode.out"

@@ -41,6 +41,10 @@ EOF
     "$G" inspect "$LIB/$lib" >"$TMP/$lib.txt" 2>&1
     is "$?" 0 "$lib: the table too"
     check "$lib: the table names its file" grep -q "^$LIB/$lib: shared library, [0-9]* fatbins" "$TMP/$lib.txt"
+    check "$lib: where PTX is only for newer devices, older ones get launch knobs" \
+        grep -q "PTX compute_120 (sm_120+): .*; SASS only for sm_75,sm_80,sm_86,sm_90,sm_100: cache preference and carve-out only$" "$TMP/$lib.txt"
+    "$G" inspect --arch sm_90 "$LIB/$lib" >"$TMP/$lib.90" 2>&1
+    check "$lib --arch sm_90: SASS only there" grep -q "SASS only for sm_90: cache preference and carve-out only$" "$TMP/$lib.90"
 done
 
 done_testing

@@ -22,12 +22,13 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: gputune inspect [--json] [--wide] [-j N] FILE...\n"
+    "usage: gputune inspect [--json] [--wide] [--arch sm_NN] [-j N] FILE...\n"
     "  Lists the kernels of executables, shared libraries, objects, static libraries,\n"
     "  fatbins, cubins and PTX files, with their architectures, resources and the\n"
     "  tuning knobs that apply to them.\n"
     "  --json     machine-readable output\n"
     "  --wide     do not shorten kernel names\n"
+    "  --arch A   say which tuning knobs apply on a device of architecture A (sm_90)\n"
     "  -j N       decode with N threads (default: one per core)\n";
 
 /* ---- loading ---- */
@@ -367,6 +368,19 @@ static void release(struct gt_inspect_file *f)
         munmap((void *)f->map, f->size);
 }
 
+/* "sm_90", "sm_90a" or "90" to 90. */
+static int parse_arch(const char *s, int *arch)
+{
+    if (strncmp(s, "sm_", 3) == 0)
+        s += 3;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 10 || v > 1000 || (*end && !(end[0] >= 'a' && end[0] <= 'z' && !end[1])))
+        return -1;
+    *arch = (int)v;
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, struct gt_inspect_options *o, int *first)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -377,6 +391,11 @@ static int parse_options(int argc, char **argv, struct gt_inspect_options *o, in
             o->json = 1;
         } else if (strcmp(argv[i], "--wide") == 0 || strcmp(argv[i], "-w") == 0) {
             o->wide = 1;
+        } else if (strcmp(argv[i], "--arch") == 0 && i + 1 < argc) {
+            if (parse_arch(argv[++i], &o->arch) != 0) {
+                fprintf(stderr, "gputune inspect: --arch wants an architecture like sm_90, not '%s'\n", argv[i]);
+                return -1;
+            }
         } else if ((strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--jobs") == 0) && i + 1 < argc) {
             o->jobs = atoi(argv[++i]);
             if (o->jobs < 1 || o->jobs > 256) {
@@ -420,7 +439,7 @@ int gt_inspect_main(int argc, char **argv)
                     f.failed == 1 ? "y" : "ies");
         if (o.json) {
             fputs(i > first ? ",\n" : "\n", stdout);
-            gt_inspect_json(stdout, &f);
+            gt_inspect_json(stdout, &f, &o);
         } else if (s != 2) {
             gt_inspect_table(stdout, &f, &o);
         }

@@ -39,12 +39,14 @@ struct gt_inspect_file {
 
 struct gt_inspect_options {
     int json, wide, jobs;
+    int arch;                              /* the device the tuning column is for; 0: any */
 };
 
 int gt_inspect_main(int argc, char **argv);
 void gt_inspect_table(FILE *out, const struct gt_inspect_file *f, const struct gt_inspect_options *o);
-void gt_inspect_json(FILE *out, const struct gt_inspect_file *f);
+void gt_inspect_json(FILE *out, const struct gt_inspect_file *f, const struct gt_inspect_options *o);
 const struct gt_inspect_build *gt_inspect_best_sass(const struct gt_inspect_kernel *k);
-void gt_inspect_tuning(const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, char *buf, size_t len);
+void gt_inspect_tuning(const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, int device, char *buf,
+                       size_t len);
 
 #endif

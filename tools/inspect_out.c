@@ -5,6 +5,7 @@
  * module variables it uses, and which tuning knobs apply.  JSON carries the
  * same and everything behind it: every fatbin and entry, every build's
  * resources, PTX parameter layouts and loop heads. */
+#include "imageptx.h"
 #include "inspect.h"
 #include "json.h"
 
@@ -110,26 +111,106 @@ static int relocatable_only(const struct gt_inspect_file *f, const struct gt_ins
     return strcmp(f->dc.containers[k->container].section, "__nv_relfatbin") == 0;
 }
 
-/* The last column: which tuning knobs apply to the kernel. */
-void gt_inspect_tuning(const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, char *out, size_t len)
+#define JIT_KNOBS "max registers, load cache mode, launch bounds, cache preference, carve-out"
+#define LAUNCH_KNOBS "cache preference and carve-out only"
+
+/* Whether SASS built for b runs on a device: the same major architecture
+ * and no older; an "a" build only on its own architecture. */
+static int sass_runs_on(const struct gt_inspect_build *b, int device)
 {
-    struct buf b = {0};
-    if (relocatable_only(f, k) && f->dc.wrappers[2]) {
-        put(&b, "none: relocatable code the device link left out of the program");
-    } else if (k->nptx) {
-        put(&b, "PTX ");
-        arch_list(&b, k->ptx, k->nptx, 1, ", ");
-        put(&b, ": max registers, load cache mode, launch bounds, cache preference, carve-out");
+    if (b->suffix == 'a')
+        return b->arch == device;
+    return b->arch / 10 == device / 10 && b->arch <= device;
+}
+
+static int ptx_reaches(const struct gt_inspect_kernel *k, int device)
+{
+    for (unsigned i = 0; i < k->nptx; i++)
+        if (gt_image_ptx_fits(k->ptx[i].arch, k->ptx[i].suffix, device))
+            return 1;
+    return 0;
+}
+
+/* The SASS architectures none of the kernel's PTX reaches, "sm_75,sm_80". */
+static void sass_beyond_ptx(struct buf *b, const struct gt_inspect_kernel *k)
+{
+    struct gt_inspect_build *v = malloc((k->nsass ? k->nsass : 1) * sizeof *v);
+    unsigned n = 0;
+    for (unsigned i = 0; v && i < k->nsass; i++)
+        if (!ptx_reaches(k, k->sass[i].arch))
+            v[n++] = k->sass[i];
+    if (n)
+        arch_list(b, v, n, 0, ",");
+    free(v);
+}
+
+static void tuning_on(struct buf *b, const struct gt_inspect_kernel *k, int device)
+{
+    char name[32];
+    gt_fatbin_arch_name(name, sizeof name, "sm", device, 0);
+    int sass = 0;
+    for (unsigned i = 0; i < k->nsass; i++)
+        sass |= sass_runs_on(&k->sass[i], device);
+    if (ptx_reaches(k, device)) {
+        struct gt_inspect_build *v = malloc(k->nptx * sizeof *v);
+        unsigned n = 0;
+        for (unsigned i = 0; v && i < k->nptx; i++)
+            if (gt_image_ptx_fits(k->ptx[i].arch, k->ptx[i].suffix, device))
+                v[n++] = k->ptx[i];
+        put(b, "PTX ");
+        arch_list(b, v, n, 1, ",");
+        free(v);
+        put(b, " for ");
+        put(b, name);
+        put(b, ": " JIT_KNOBS);
+    } else if (sass) {
+        put(b, "SASS only for ");
+        put(b, name);
+        put(b, ": " LAUNCH_KNOBS);
+    } else {
+        put(b, "none: no code that runs on ");
+        put(b, name);
+    }
+}
+
+static void tuning_anywhere(struct buf *b, const struct gt_inspect_file *f, const struct gt_inspect_kernel *k)
+{
+    if (k->nptx) {
+        put(b, "PTX ");
+        arch_list(b, k->ptx, k->nptx, 1, ", ");
+        put(b, ": " JIT_KNOBS);
         const struct gt_devcode_entry *e = &f->dc.entries[k->ptx[0].entry];
         if (strcmp(f->dc.containers[e->container].section, "__nv_relfatbin") == 0)
-            put(&b, "; relocatable PTX, linked with the program's other device code");
+            put(b, "; relocatable PTX, linked with the program's other device code");
+        struct buf rest = {0};
+        sass_beyond_ptx(&rest, k);
+        if (rest.s) {
+            put(b, "; SASS only for ");
+            put(b, rest.s);
+            put(b, ": " LAUNCH_KNOBS);
+        }
+        free(rest.s);
     } else if (k->nsass) {
-        put(&b, "SASS only for ");
-        arch_list(&b, k->sass, k->nsass, 0, ",");
-        put(&b, ": cache preference and carve-out only");
+        put(b, "SASS only for ");
+        arch_list(b, k->sass, k->nsass, 0, ",");
+        put(b, ": " LAUNCH_KNOBS);
     } else {
-        put(&b, "none: no loadable code");
+        put(b, "none: no loadable code");
     }
+}
+
+/* The last column: which tuning knobs apply to the kernel, on a device of
+ * architecture `device` or, for 0, on each it has code for. */
+void gt_inspect_tuning(const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, int device, char *out,
+                       size_t len)
+{
+    struct buf b = {0};
+    if (relocatable_only(f, k) && f->dc.wrappers[2])
+        put(&b, "none: relocatable code the device link left out of the program");
+    else if (device)
+        tuning_on(&b, k, device);
+    else
+        tuning_anywhere(&b, f, k);
     snprintf(out, len, "%s", b.s ? b.s : "");
     free(b.s);
 }
@@ -353,7 +434,7 @@ static char *take(struct buf *b, const char *empty)
     return strdup(empty);
 }
 
-static void row_cells(const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, char **c)
+static void row_cells(const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, int device, char **c)
 {
     struct buf sass = {0}, ptx = {0}, vars = {0};
     char tuning[1024];
@@ -367,7 +448,7 @@ static void row_cells(const struct gt_inspect_file *f, const struct gt_inspect_k
     cells_resources(k, c);
     c[C_PARAMS] = cell_params(k);
     c[C_VARS] = take(&vars, "-");
-    gt_inspect_tuning(f, k, tuning, sizeof tuning);
+    gt_inspect_tuning(f, k, device, tuning, sizeof tuning);
     c[C_TUNING] = strdup(tuning);
 }
 
@@ -402,7 +483,7 @@ void gt_inspect_table(FILE *out, const struct gt_inspect_file *f, const struct g
         w[i] = (int)strlen(headings[i]);
     for (size_t r = 0; cells && r < f->nkernels; r++) {
         char **c = &cells[r * NCOLS];
-        row_cells(f, &f->kernels[r], c);
+        row_cells(f, &f->kernels[r], o->arch, c);
         for (int i = 0; i < NCOLS; i++) {
             if (!o->wide && narrow[i])
                 shorten(c[i], narrow[i]);
@@ -476,7 +557,7 @@ static void json_ptx(FILE *out, const struct gt_inspect_build *b)
     fputs("]}", out);
 }
 
-static void json_kernel(FILE *out, const struct gt_inspect_file *f, const struct gt_inspect_kernel *k)
+static void json_kernel(FILE *out, const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, int device)
 {
     char tuning[1024];
     fputs("    {\"name\": ", out);
@@ -496,7 +577,7 @@ static void json_kernel(FILE *out, const struct gt_inspect_file *f, const struct
     fputs("],\n     \"variables\": [", out);
     int known = kernel_vars(k, NULL, out);
     fprintf(out, "], \"variables_known\": %s, \"tuning\": ", known ? "true" : "false");
-    gt_inspect_tuning(f, k, tuning, sizeof tuning);
+    gt_inspect_tuning(f, k, device, tuning, sizeof tuning);
     gt_json_str(out, tuning);
     fputs("}", out);
 }
@@ -570,7 +651,7 @@ static void json_summary(FILE *out, const struct gt_devcode *dc)
     free(c);
 }
 
-void gt_inspect_json(FILE *out, const struct gt_inspect_file *f)
+void gt_inspect_json(FILE *out, const struct gt_inspect_file *f, const struct gt_inspect_options *o)
 {
     fputs("  {\"path\": ", out);
     gt_json_str(out, f->path);
@@ -589,7 +670,7 @@ void gt_inspect_json(FILE *out, const struct gt_inspect_file *f)
     fputs("  \"kernels\": [\n", out);
     for (size_t i = 0; i < f->nkernels; i++) {
         fputs(i ? ",\n" : "", out);
-        json_kernel(out, f, &f->kernels[i]);
+        json_kernel(out, f, &f->kernels[i], o->arch);
     }
     fputs("]}", out);
 }
