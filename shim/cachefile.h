@@ -1,0 +1,43 @@
+/* cachefile.h: the per-binary file of tuned configurations (see cachefile.c). */
+#ifndef GT_CACHEFILE_H
+#define GT_CACHEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What one kernel, in one image, on one device, at one launch signature,
+ * was tuned to. */
+struct gt_centry {
+    uint64_t image;    /* content hash of the image the kernel came from */
+    char *kernel;      /* mangled name */
+    char *device;      /* "NVIDIA H200" */
+    int arch;          /* 90 */
+    int driver;        /* 13000 */
+    char *signature;   /* canonical launch signature, see gt_cache_signature */
+    char *config;      /* the winning configuration, as a space writes it */
+    char *cubin;       /* store key of its compiled cubin, "" when nothing was compiled */
+    char *strategy;
+    double time_us, baseline_us;
+    long trials;
+    uint64_t space;    /* configurations in its space */
+    char *tuned;       /* when, ISO 8601 */
+};
+
+struct gt_cache {
+    struct gt_centry *v;
+    size_t n;
+};
+
+int gt_cache_file(const char *root, const char *binary, char *out, size_t cap);
+int gt_cache_load(struct gt_cache *c, const char *path, char *err, size_t errlen);
+int gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n, char *err,
+                  size_t errlen);
+void gt_cache_clear(struct gt_cache *c);
+const struct gt_centry *gt_cache_find(const struct gt_cache *c, const struct gt_centry *key);
+const struct gt_centry *gt_cache_nearest(const struct gt_cache *c, const struct gt_centry *key);
+int gt_cache_signature(const unsigned grid[3], const unsigned block[3], unsigned smem, const int64_t *extra,
+                       size_t nextra, char *out, size_t cap);
+int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src);
+void gt_centry_clear(struct gt_centry *e);
+
+#endif
