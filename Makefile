@@ -25,10 +25,10 @@ CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
 RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
 
 # Modules with no process-wide state: shared by the shim, the tool and unit tests.
-CORE      := map memtrack hash fatbin image demangle pool store jit arena decompress ptx cubin elfscan devcode imageptx recipe cachefile
+CORE      := map memtrack hash fatbin image demangle pool store jit arena decompress ptx cubin elfscan devcode imageptx recipe cachefile modvars
 CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
 CORE_LIBS := -l:libinih.a -ldl -lpthread -lelf -llz4 -lzstd -lm
-SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c)))
+SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c))) $(BUILD)/shim/devkernels_ptx.o
 
 UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
@@ -45,6 +45,18 @@ all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
+
+# The shim's own device code, as a PTX string in the library.
+$(BUILD)/shim/devkernels.ptx: shim/devkernels.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_75 $< -o $@
+
+$(BUILD)/shim/devkernels_ptx.c: $(BUILD)/shim/devkernels.ptx
+	{ cat $<; printf '\0'; } > $@.nul
+	$(CUDA_HOME)/bin/bin2c --const --name gt_devkernels_ptx $@.nul > $@
+
+$(BUILD)/shim/devkernels_ptx.o: $(BUILD)/shim/devkernels_ptx.c
+	$(CC) $(CFLAGS) -include stdint.h -fvisibility=hidden -c $< -o $@
 
 $(BUILD)/libgtcore.a: $(CORE_OBJ)
 	ar rcs $@ $^

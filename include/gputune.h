@@ -16,6 +16,8 @@
 #define GPUTUNE_ENV_CACHE_DIR "GPUTUNE_CACHE_DIR" /* default $XDG_CACHE_HOME/gputune */
 #define GPUTUNE_ENV_JOBS     "GPUTUNE_JOBS"     /* compile threads; default: processors */
 #define GPUTUNE_ENV_FORCE    "GPUTUNE_FORCE"    /* "GLOB CONFIG; ...": apply a configuration */
+#define GPUTUNE_ENV_SEED     "GPUTUNE_SEED"     /* seed of the search strategies */
+#define GPUTUNE_ENV_REPORT   "GPUTUNE_REPORT"   /* CSV of the tuned kernels, written at exit */
 #define GPUTUNE_ENV_POLICY   "GPUTUNE_POLICY"   /* policy files, separated by ':' */
 
 /* Version of the per-binary cache file format. */

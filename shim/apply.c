@@ -1,54 +1,28 @@
-/* apply.c: configurations applied at launch.
+/* apply.c: what runs at each launch of a kernel with a plan.
  *
- * When a kernel has a configuration to apply, its launches run a variant
- * instead: the kernel rebuilt (recipe.c) or its image loaded again with other
- * launch-time knobs (variant.c), in the launch's context, specialized to the
- * launch's block when the configuration sets launch bounds, with the launch
- * geometry the policy computes from the configuration and the launch's
- * arguments.  Variants are built at the first launch that needs them and
- * kept per (context, block).  Whatever goes wrong (no recipe, a compile
- * error, a different parameter layout, a refused launch) is said once and
- * the kernel runs as the application built it from then on.
- *
- * A plan is decided once per kernel.  Today its configuration comes from
- * GPUTUNE_FORCE ("GLOB CONFIG; GLOB CONFIG ..."), which applies one
- * configuration to every launch of the kernels GLOB selects, within the
- * space of the kernel's policy section or the automatic space. */
+ * The first launch of each kernel decides whether it gets a plan
+ * (plan.c): when GPUTUNE_FORCE names it, when the cache file holds entries
+ * for it (its image, this device and driver), or when tune mode may tune
+ * it.  A kernel without a plan costs one atomic load per launch from then
+ * on.  With one, each launch finds the choice for its signature and runs
+ * that variant; in tune mode a signature without one is tuned first
+ * (session.c); in run mode it takes the configuration of the nearest tuned
+ * signature, and says so once.  Cooperative launches and launches into a
+ * capturing stream always run the original. */
 #include "apply.h"
+#include "cachefile.h"
 #include "demangle.h"
-#include "imageptx.h"
-#include "interpose.h"
-#include "nvrtc_hooks.h"
-#include "policy.h"
-#include "ptx.h"
-#include "recipe.h"
+#include "hash.h"
+#include "plan.h"
+#include "session.h"
 #include "state.h"
-#include "variant.h"
 
 #include "gputune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-struct gt_plan {
-    pthread_mutex_t lock;
-    const struct gt_section *sec; /* NULL: the automatic space */
-    struct gt_space *space;
-    uint32_t *cfg;
-    char text[512];               /* the configuration, as written */
-    char *shown;                  /* the kernel's name for messages */
-    struct gt_knobs knobs;
-    int rebuild;                  /* compile-time knobs or macros differ from the original */
-    struct gt_arch arch;
-    struct gt_recipe recipe;
-    int have_recipe;
-    int *argpos;                  /* the section's argument names, resolved */
-    size_t nargpos;
-    int failed;                   /* given up: launch the original */
-    struct gt_variant *variants;
-};
+#include <unistd.h>
 
 CUresult gt_call_launch(const struct gt_call *c, CUfunction f, const struct gt_geom *g)
 {
@@ -59,6 +33,7 @@ CUresult gt_call_launch(const struct gt_call *c, CUfunction f, const struct gt_g
         cfg.gridDimX = g->grid[0], cfg.gridDimY = g->grid[1], cfg.gridDimZ = g->grid[2];
         cfg.blockDimX = g->block[0], cfg.blockDimY = g->block[1], cfg.blockDimZ = g->block[2];
         cfg.sharedMemBytes = g->smem;
+        cfg.hStream = c->s;
         return c->real.ex(&cfg, f, c->params, c->extra);
     }
     case GT_ENTRY_COOP:
@@ -118,28 +93,35 @@ static void load_policy(struct gt_apply *a)
     }
 }
 
+/* The cache file of this binary, read once; a bad one is said and ignored. */
+static void load_cache(struct gt_apply *a)
+{
+    char root[PATH_MAX], err[1024];
+    ssize_t n = readlink("/proc/self/exe", a->binary, sizeof a->binary - 1);
+    a->binary[n > 0 ? n : 0] = '\0';
+    if (n <= 0)
+        snprintf(a->binary, sizeof a->binary, "unknown");
+    if (gt_store_default_root(root, sizeof root) != 0 ||
+        gt_cache_file(root, a->binary, a->cache_path, sizeof a->cache_path) != 0) {
+        a->cache_path[0] = '\0';
+        return;
+    }
+    if (!(a->cache = calloc(1, sizeof *a->cache)))
+        return;
+    if (gt_cache_load(a->cache, a->cache_path, err, sizeof err) != 0)
+        gt_warn("%s; tuned configurations from it are not used", err);
+    else if (a->cache->n)
+        gt_debug("cache file %s: %zu entries", a->cache_path, a->cache->n);
+}
+
 static void setup(struct gt_apply *a)
 {
     const char *force = getenv(GPUTUNE_ENV_FORCE);
     if (force)
         parse_force(a, force);
-    if (a->nforce)
-        load_policy(a);
+    load_policy(a);
+    load_cache(a);
     a->ready = 1;
-}
-
-/* The compilers and the store, opened only once a variant must be built:
- * an application the shim only watches gets no cache directory. */
-static void open_builder(void)
-{
-    char root[PATH_MAX], err[512];
-    gt_jit_init(&gt.app.jit, gt_real_dlsym);
-    if (gt_store_default_root(root, sizeof root) != 0)
-        gt_warn("no cache directory (set GPUTUNE_CACHE_DIR or HOME); variants are rebuilt every run");
-    else if (gt_store_open(&gt.app.store, root, err, sizeof err) != 0)
-        gt_warn("%s; variants are rebuilt every run", err);
-    else
-        gt.app.have_store = 1;
 }
 
 /* ---- deciding a kernel's plan ---- */
@@ -152,116 +134,94 @@ static const char *forced_config(struct gt_apply *a, const char *mangled, const 
     return NULL;
 }
 
-static int device_arch(struct gt_arch *arch)
+static int cache_names(const struct gt_apply *a, const char *kernel)
 {
-    CUdevice dev;
-    int major = 0, minor = 0;
-    if (gt.drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
-        gt.drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
-        gt.drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS)
-        return -1;
-    gt_arch_for_sm(major * 10 + minor, arch);
+    for (size_t i = 0; a->cache && i < a->cache->n; i++)
+        if (strcmp(a->cache->v[i].kernel, kernel) == 0)
+            return 1;
     return 0;
 }
 
-/* Positions of the section's arg.NAME names, from the kernel's PTX. */
-static void resolve_argnames(struct gt_plan *p, const struct gt_kernel *k)
+static int is_original(const struct gt_plan *p, const uint32_t *cfg)
 {
-    if (!p->sec || !p->sec->argnames.n || !(p->argpos = malloc(p->sec->argnames.n * sizeof *p->argpos)))
-        return;
-    p->nargpos = p->sec->argnames.n;
-    for (size_t i = 0; i < p->nargpos; i++)
-        p->argpos[i] = -1;
-    struct gt_image_ptx *ptx = NULL;
-    size_t n = 0;
-    char err[128];
-    if (!k->image || gt_image_ptx(k->image, p->arch.sm, &ptx, &n, err, sizeof err) != 0)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        struct gt_ptx_module m;
-        if (gt_ptx_parse(ptx[i].text, ptx[i].size, &m, err, sizeof err) != 0)
-            continue;
-        const struct gt_ptx_func *f = gt_ptx_find(&m, k->name);
-        for (unsigned j = 0; f && j < f->nparams; j++) {
-            int at = gt_names_find(&p->sec->argnames, f->params[j].name);
-            if (at >= 0)
-                p->argpos[at] = (int)j;
-        }
-        gt_ptx_free(&m);
-    }
-    gt_image_ptx_free(ptx, n);
-}
-
-static int has_jit(const struct gt_kernel *k, const struct gt_section *sec)
-{
-    return (sec && sec->source) || (k->image && (k->image->nvrtc || k->image->ptx_arch));
-}
-
-static void plan_free(struct gt_plan *p)
-{
-    free(p->shown);
-    gt_space_free(p->space);
-    free(p->cfg);
-    free(p->argpos);
-    if (p->have_recipe)
-        gt_recipe_free(&p->recipe);
-    free(p);
-}
-
-static struct gt_plan *plan_new(struct gt_apply *a, struct gt_kernel *k, const char *shown, const char *config)
-{
-    struct gt_plan *p = calloc(1, sizeof *p);
-    char err[512];
-    struct gt_diags d = {0};
-    if (!p || device_arch(&p->arch) != 0) {
-        free(p);
-        return NULL;
-    }
-    pthread_mutex_init(&p->lock, NULL);
-    p->shown = strdup(shown);
-    p->sec = a->policy ? gt_policy_find(a->policy, k->name, shown) : NULL;
-    snprintf(p->text, sizeof p->text, "%s", config);
-    if (p->sec && p->sec->errors) {
-        gt_warn("kernel %s: its policy section has errors; running the original", shown);
-        plan_free(p);
-        return NULL;
-    }
-    int jit = has_jit(k, p->sec);
-    p->space = p->sec ? gt_policy_space(p->sec, &p->arch, jit ? 0 : GT_SPACE_NO_JIT, &d)
-                      : gt_space_auto(&p->arch, jit, &d);
-    gt_diags_clear(&d);
-    size_t at;
-    if (p->space && (p->cfg = calloc(p->space->ndims + 1, sizeof *p->cfg)) != NULL) {
-        gt_space_default(p->space, p->cfg);
-        if (gt_space_parse(p->space, config, GT_PARSE_PARTIAL, p->cfg, err, sizeof err, &at) != 0) {
-            gt_warn("kernel %s: configuration '%s' does not fit its space: %s; running the original", shown, config, err);
-            plan_free(p);
-            return NULL;
-        }
-    } else {
-        gt_warn("kernel %s: no tuning space for it; running the original", shown);
-        plan_free(p);
-        return NULL;
-    }
-    gt_space_knobs(p->space, p->cfg, &p->knobs);
-    p->rebuild = p->knobs.maxrreg || p->knobs.dlcm || p->knobs.bounds || p->knobs.minblocks;
     for (size_t i = 0; i < p->space->ndims; i++)
-        p->rebuild |= p->space->dims[i].kind == GT_DIM_PARAM && p->cfg[i] != p->space->dims[i].def;
-    resolve_argnames(p, k);
-    return p;
+        if (cfg[i] != p->space->dims[i].def)
+            return 0;
+    return 1;
+}
+
+/* The cache's entries for this kernel as the plan sees it, each a choice. */
+static void take_cached(struct gt_apply *a, struct gt_plan *p)
+{
+    uint64_t image = p->k->image ? gt_image_hash(p->k->image) : 0;
+    for (size_t i = 0; i < a->cache->n; i++) {
+        const struct gt_centry *e = &a->cache->v[i];
+        if (e->image != image || e->arch != p->arch.sm || e->driver != p->driver || strcmp(e->kernel, p->k->name) ||
+            strcmp(e->device, p->device))
+            continue;
+        struct gt_centry *v = realloc(p->cached, (p->ncached + 1) * sizeof *v);
+        if (!v || gt_centry_copy(&v[p->ncached], e) != 0)
+            break;
+        p->cached = v;
+        p->ncached++;
+        uint32_t *cfg = calloc(p->space->ndims + 1, sizeof *cfg);
+        char err[512];
+        struct gt_choice *ch = NULL;
+        uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
+        if (!cfg || gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
+            gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
+        else if (is_original(p, cfg))
+            gt_plan_mark_done(p, sig); /* tuned, and nothing beat the original */
+        else
+            ch = gt_plan_choose(p, sig, e->signature, cfg, "the cache");
+        if (ch)
+            snprintf(ch->cubin, sizeof ch->cubin, "%s", e->cubin ? e->cubin : "");
+        free(cfg);
+    }
+}
+
+static int tunable(const struct gt_apply *a, const struct gt_section *sec)
+{
+    if (gt.mode != GT_MODE_TUNE && gt.mode != GT_MODE_RETUNE)
+        return 0;
+    if (sec)
+        return sec->set.tune != 0;
+    return !a->policy || a->policy->unnamed.unnamed != 0;
 }
 
 static struct gt_plan *decide(struct gt_apply *a, struct gt_kernel *k)
 {
     if (!a->ready)
         setup(a);
-    if (!a->nforce)
+    if (gt.drv.lacks)
+        return NULL;
+    int tune = gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE;
+    int cached = gt.mode != GT_MODE_RETUNE && cache_names(a, k->name);
+    if (!a->nforce && !cached && !tune)
         return NULL;
     char *shown = gt_demangle(k->name);
-    const char *config = forced_config(a, k->name, shown ? shown : k->name);
-    struct gt_plan *p = config ? plan_new(a, k, shown ? shown : k->name, config) : NULL;
+    const char *name = shown ? shown : k->name;
+    const char *config = forced_config(a, k->name, name);
+    const struct gt_section *sec = a->policy ? gt_policy_find(a->policy, k->name, name) : NULL;
+    struct gt_plan *p = NULL;
+    char err[512];
+    if (sec && sec->errors)
+        gt_warn("kernel %s: its policy section has errors; running the original", name);
+    else if ((config || cached || tunable(a, sec)) && !(p = gt_plan_new(k, name, sec, err, sizeof err)))
+        gt_warn("kernel %s: %s; running the original", name, err);
+    uint32_t *cfg = p && config ? calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
+    if (cfg && gt_plan_parse(p, config, cfg, err, sizeof err) != 0) {
+        gt_warn("kernel %s: configuration '%s' does not fit its space: %s; running the original", name, config, err);
+        gt_plan_free(p);
+        p = NULL;
+    } else if (cfg && gt_plan_choose(p, 0, NULL, cfg, "GPUTUNE_FORCE")) {
+        gt_info("kernel %s: applying configuration '%s' (GPUTUNE_FORCE)", name, config);
+    }
+    free(cfg);
+    if (p && cached)
+        take_cached(a, p);
     if (p)
-        gt_info("kernel %s: applying configuration '%s' (GPUTUNE_FORCE)", shown ? shown : k->name, config);
+        p->tune = !config && tunable(a, sec);
     free(shown);
     return p;
 }
@@ -280,181 +240,62 @@ static struct gt_plan *plan_of(struct gt_kernel *k)
     return k->plan;
 }
 
-/* ---- building and loading variants ---- */
-
-static int make_recipe(struct gt_plan *p, const struct gt_kernel *k, char *err, size_t errlen)
-{
-    if (p->have_recipe)
-        return 0;
-    int r;
-    if (p->sec && p->sec->source)
-        r = gt_recipe_from_file(&p->recipe, p->sec->source, p->sec->options, (int)p->sec->noptions,
-                                p->sec->link_options, (int)p->sec->nlink_options, k->name, p->arch.sm, err, errlen);
-    else if (k->image && k->image->nvrtc)
-        r = gt_recipe_from_nvrtc(&p->recipe, k->image->nvrtc, k->name, p->arch.sm, err, errlen);
-    else
-        r = gt_recipe_from_image(&p->recipe, k->image, k->name, p->arch.sm, err, errlen);
-    p->have_recipe = r == 0;
-    return r;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Rebuilds the kernel for the configuration and loads it. */
-static int load_rebuilt(struct gt_plan *p, const struct gt_handle *hd, const unsigned block[3], struct gt_variant *v,
-                        char *err, size_t errlen)
-{
-    struct gt_kernel *k = hd->kernel;
-    char entry[512];
-    const char *name_expr = NULL;
-    if (p->sec && p->sec->entry && gt_policy_entry(p->sec, p->space, p->cfg, entry, sizeof entry) == 0)
-        name_expr = entry;
-    struct gt_variant_job vj;
-    if (make_recipe(p, k, err, errlen) != 0)
-        return -1;
-    if (gt_recipe_job(&p->recipe, p->space, p->cfg, p->knobs.bounds ? block : NULL, name_expr, &vj) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    static pthread_once_t builder = PTHREAD_ONCE_INIT;
-    pthread_once(&builder, open_builder);
-    double t0 = now();
-    gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &vj.job);
-    const char *kernel = name_expr ? vj.job.lowered : k->name;
-    int rc = -1;
-    if (!vj.job.ok)
-        snprintf(err, errlen, "building from %s failed: %s", p->recipe.from, vj.job.log ? vj.job.log : "no log");
-    else if (atomic_load(&k->nparams) >= 0 &&
-             gt_recipe_check(&vj.job, kernel ? kernel : k->name, k->params, atomic_load(&k->nparams), err, errlen) != 0)
-        ;
-    else
-        rc = gt_variant_load(v, vj.job.cubin, vj.job.cubin_size, kernel ? kernel : k->name, hd, &p->knobs, p->arch.sm,
-                             err, errlen);
-    if (rc == 0)
-        gt_debug("kernel %s: variant built from %s %s(%.0f ms)", p->shown, p->recipe.from,
-                 vj.job.from_store ? "out of the store " : "", (now() - t0) * 1e3);
-    if (vj.job.store_error[0])
-        gt_warn("%s", vj.job.store_error);
-    gt_variant_job_free(&vj);
-    return rc;
-}
-
-/* Loads the original image again, to carry other launch-time knobs. */
-static int load_reloaded(struct gt_plan *p, const struct gt_handle *hd, struct gt_variant *v, char *err, size_t errlen)
-{
-    const struct gt_image *img = hd->kernel->image;
-    size_t size = img ? img->size : 0;
-    const unsigned char *code = img ? gt_image_container(img, &size) : NULL;
-    if (!code && img && (img->format == GT_FMT_CUBIN || img->format == GT_FMT_PTX))
-        code = img->bytes, size = img->size;
-    if (!code) {
-        snprintf(err, errlen, "the shim does not hold the kernel's image");
-        return -1;
-    }
-    return gt_variant_load(v, code, size, hd->kernel->name, hd, &p->knobs, p->arch.sm, err, errlen);
-}
-
-static struct gt_variant *variant_for(struct gt_plan *p, const struct gt_handle *hd, const struct gt_geom *g)
-{
-    CUcontext ctx = NULL;
-    gt.drv.cuCtxGetCurrent(&ctx);
-    unsigned block[3] = {0, 0, 0};
-    if (p->knobs.bounds)
-        memcpy(block, g->block, sizeof block);
-    pthread_mutex_lock(&p->lock);
-    struct gt_variant *v = p->variants;
-    while (v && !(v->ctx == ctx && memcmp(v->block, block, sizeof block) == 0))
-        v = v->next;
-    char err[1024];
-    if (!v && !p->failed && (v = calloc(1, sizeof *v)) != NULL) {
-        memcpy(v->block, block, sizeof block);
-        int r = p->rebuild ? load_rebuilt(p, hd, block, v, err, sizeof err) : load_reloaded(p, hd, v, err, sizeof err);
-        if (r == 0) {
-            v->next = p->variants;
-            p->variants = v;
-        } else {
-            gt_warn("kernel %s: cannot apply '%s': %s; running the original", p->shown, p->text, err);
-            free(v);
-            v = NULL;
-            p->failed = 1;
-        }
-    }
-    pthread_mutex_unlock(&p->lock);
-    return v;
-}
-
 /* ---- the launch ---- */
 
-/* Scalar argument values for the policy's expressions. */
-static void read_args(const struct gt_kernel *k, const struct gt_call *c, int64_t *vals, unsigned char *ok, int n)
+/* The nearest tuned signature's configuration for an unseen one (run mode). */
+static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *signature)
 {
-    const unsigned char *buf = NULL;
-    for (void **e = c->extra; e && *e != CU_LAUNCH_PARAM_END; e += 2)
-        if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
-            buf = e[1];
-    for (int i = 0; i < n; i++) {
-        const unsigned char *p = c->params ? c->params[i] : buf ? buf + k->params[i].offset : NULL;
-        uint32_t size = k->params[i].size;
-        ok[i] = p && (size == 1 || size == 2 || size == 4 || size == 8);
-        if (!ok[i])
-            continue;
-        int8_t b; int16_t h; int32_t w; int64_t d;
-        switch (size) {
-        case 1: memcpy(&b, p, 1); vals[i] = (uint8_t)b; break;
-        case 2: memcpy(&h, p, 2); vals[i] = (uint16_t)h; break;
-        case 4: memcpy(&w, p, 4); vals[i] = w; break;
-        default: memcpy(&d, p, 8); vals[i] = d; break;
-        }
+    struct gt_centry key = {.image = p->ncached ? p->cached[0].image : 0, .kernel = p->k->name,
+                            .device = p->device, .arch = p->arch.sm, .signature = (char *)signature};
+    struct gt_cachefile c = {p->cached, p->ncached};
+    const struct gt_centry *e = gt_cache_nearest(&c, &key);
+    struct gt_choice *from = e ? gt_plan_find(p, gt_hash64(e->signature, strlen(e->signature)) | 1) : NULL;
+    struct gt_choice *ch = from ? gt_plan_choose(p, sig, signature, from->cfg, "the nearest tuned signature") : NULL;
+    if (ch) {
+        memcpy(ch->cubin, from->cubin, sizeof ch->cubin);
+        gt_info("kernel %s: launch %s was not tuned; using the configuration tuned for %s ('%s')", p->shown,
+                signature, e->signature, ch->config);
     }
+    return ch;
 }
 
-/* The geometry the configuration asks for, or the launch's own. */
-static int geometry(const struct gt_plan *p, const struct gt_kernel *k, const struct gt_call *c, struct gt_geom *g,
-                    char *err, size_t errlen)
-{
-    *g = c->g;
-    if (!p->sec || (!p->sec->nblock && !p->sec->ngrid && !p->sec->smem))
-        return 0;
-    int n = atomic_load(&k->nparams);
-    int64_t vals[64];
-    unsigned char ok[64];
-    n = n < 0 ? 0 : n > 64 ? 64 : n;
-    read_args(k, c, vals, ok, n);
-    struct gt_launch l = {.orig = {c->g.grid[0], c->g.grid[1], c->g.grid[2], c->g.block[0], c->g.block[1],
-                                   c->g.block[2], c->g.smem},
-                          .nargs = n, .args = vals, .arg_ok = ok, .argpos = p->argpos, .nargpos = p->nargpos};
-    struct gt_geometry out;
-    if (gt_policy_geometry(p->sec, p->space, p->cfg, &l, &p->arch, &out, err, errlen) != 0)
-        return -1;
-    for (int i = 0; i < 3; i++)
-        g->grid[i] = (unsigned)out.grid[i], g->block[i] = (unsigned)out.block[i];
-    g->smem = (unsigned)out.smem;
-    return 0;
-}
-
-/* Runs the kernel's configuration in place of the launch, if it has one.
- * Returns 1 with the launch's result in *r when a variant ran, 0 when the
- * caller must launch the original. */
+/* Runs the variant chosen for this launch, if any.  Returns 1 with the
+ * launch's result in *r when the shim ran it (a variant, or a tuning
+ * session that ends with the launch), 0 when the caller must launch the
+ * original. */
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
 {
     struct gt_plan *p = plan_of(hd->kernel);
-    if (!p || p->failed || c->entry == GT_ENTRY_COOP || c->entry == GT_ENTRY_COOP_PTSZ ||
+    if (!p || c->entry == GT_ENTRY_COOP || c->entry == GT_ENTRY_COOP_PTSZ ||
         gt_capture_is_on(c->s, gt_call_per_thread(c)))
         return 0;
     if (atomic_load_explicit(&hd->kernel->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
+    uint64_t sig = 0;
+    char signature[192] = "";
+    int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;
+    if (!any_only && gt_plan_signature(p, c, &sig, signature, sizeof signature) != 0)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    struct gt_choice *ch = gt_plan_find(p, sig);
+    int tune = !ch && p->tune && !gt_plan_is_done(p, sig);
+    if (!ch && !tune && p->ncached && !gt_plan_is_done(p, sig)) {
+        ch = nearest(p, sig, signature);
+        if (!ch)
+            gt_plan_mark_done(p, sig);
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (tune)
+        return gt_session_tune(p, hd, c, sig, signature, r);
+    if (!ch || ch->failed)
+        return 0;
     struct gt_geom g;
     char err[512];
-    if (geometry(p, hd->kernel, c, &g, err, sizeof err) != 0) {
+    if (gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0) {
         gt_debug("kernel %s: %s; this launch runs the original", p->shown, err);
         return 0;
     }
-    struct gt_variant *v = variant_for(p, hd, &g);
+    struct gt_variant *v = gt_plan_variant(p, ch, hd, &g);
     if (!v)
         return 0;
     int per_thread = gt_call_per_thread(c);

@@ -31,12 +31,17 @@ struct gt_force {
     char *config;
 };
 
+struct gt_cachefile;
+
 struct gt_apply {
     pthread_mutex_t lock;
     int ready;
     struct gt_policy *policy;   /* GPUTUNE_POLICY, NULL if unset or unusable */
     struct gt_force *force;     /* GPUTUNE_FORCE */
     int nforce;
+    char binary[4096];          /* the application, as the cache file names it */
+    char cache_path[4200];      /* its cache file, "" without a cache directory */
+    struct gt_cachefile *cache;     /* what the file held at start */
     struct gt_jit jit;
     struct gt_store store;
     int have_store;

@@ -95,7 +95,7 @@ int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src)
     return 0;
 }
 
-void gt_cache_clear(struct gt_cache *c)
+void gt_cache_clear(struct gt_cachefile *c)
 {
     for (size_t i = 0; i < c->n; i++)
         gt_centry_clear(&c->v[i]);
@@ -110,7 +110,7 @@ static int same_key(const struct gt_centry *a, const struct gt_centry *b)
            !strcmp(a->device, b->device) && !strcmp(a->signature, b->signature);
 }
 
-const struct gt_centry *gt_cache_find(const struct gt_cache *c, const struct gt_centry *key)
+const struct gt_centry *gt_cache_find(const struct gt_cachefile *c, const struct gt_centry *key)
 {
     for (size_t i = 0; i < c->n; i++)
         if (same_key(&c->v[i], key))
@@ -137,7 +137,7 @@ static double distance(const char *a, const char *b)
 }
 
 /* The entry of the same kernel, image and device whose signature is closest. */
-const struct gt_centry *gt_cache_nearest(const struct gt_cache *c, const struct gt_centry *key)
+const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const struct gt_centry *key)
 {
     const struct gt_centry *best = NULL;
     double bestd = 0;
@@ -203,7 +203,7 @@ static int complete(const struct gt_centry *e)
     return e->kernel && e->device && e->signature && e->config && e->image && e->arch;
 }
 
-static int add_entry(struct gt_cache *c, struct gt_centry *e)
+static int add_entry(struct gt_cachefile *c, struct gt_centry *e)
 {
     struct gt_centry *v = realloc(c->v, (c->n + 1) * sizeof *v);
     if (!v)
@@ -216,7 +216,7 @@ static int add_entry(struct gt_cache *c, struct gt_centry *e)
 }
 
 /* Parses the text of a cache file into c; -1 with err on the first problem. */
-static int parse(struct gt_cache *c, char *text, const char *path, char *err, size_t errlen)
+static int parse(struct gt_cachefile *c, char *text, const char *path, char *err, size_t errlen)
 {
     struct gt_centry e = {0};
     int in_entry = 0, format = 0, line = 0, rc = 0;
@@ -289,7 +289,7 @@ static char *read_all(int fd, size_t *size)
 /* Loads `path` into c.  A missing file is an empty cache (0); a file that is
  * unsafe, unreadable, corrupt or of another version leaves c empty and
  * returns -1 with err. */
-int gt_cache_load(struct gt_cache *c, const char *path, char *err, size_t errlen)
+int gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen)
 {
     c->v = NULL;
     c->n = 0;
@@ -323,7 +323,7 @@ static void write_entry(FILE *f, const struct gt_centry *e)
             e->strategy ? e->strategy : "", e->tuned ? e->tuned : "");
 }
 
-static int write_file(const char *path, const char *binary, const struct gt_cache *c, char *err, size_t errlen)
+static int write_file(const char *path, const char *binary, const struct gt_cachefile *c, char *err, size_t errlen)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
@@ -360,7 +360,7 @@ int gt_cache_save(const char *path, const char *binary, const struct gt_centry *
         close(lock);
         return fail(err, errlen, "cannot lock %s: %s", path, strerror(errno));
     }
-    struct gt_cache c;
+    struct gt_cachefile c;
     char why[512] = "";
     if (gt_cache_load(&c, path, why, sizeof why) != 0) {
         char aside[4200];

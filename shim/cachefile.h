@@ -23,18 +23,18 @@ struct gt_centry {
     char *tuned;       /* when, ISO 8601 */
 };
 
-struct gt_cache {
+struct gt_cachefile {
     struct gt_centry *v;
     size_t n;
 };
 
 int gt_cache_file(const char *root, const char *binary, char *out, size_t cap);
-int gt_cache_load(struct gt_cache *c, const char *path, char *err, size_t errlen);
+int gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen);
 int gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n, char *err,
                   size_t errlen);
-void gt_cache_clear(struct gt_cache *c);
-const struct gt_centry *gt_cache_find(const struct gt_cache *c, const struct gt_centry *key);
-const struct gt_centry *gt_cache_nearest(const struct gt_cache *c, const struct gt_centry *key);
+void gt_cache_clear(struct gt_cachefile *c);
+const struct gt_centry *gt_cache_find(const struct gt_cachefile *c, const struct gt_centry *key);
+const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const struct gt_centry *key);
 int gt_cache_signature(const unsigned grid[3], const unsigned block[3], unsigned smem, const int64_t *extra,
                        size_t nextra, char *out, size_t cap);
 int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src);

@@ -24,7 +24,8 @@ static void open_once(void)
     }
     gt.drv.handle = h;
 #define GT_HOOK(name, type) gt.drv.name = (type)gt_real_dlsym(h, #name);
-#define GT_USE(name, type) GT_HOOK(name, type)
+#define GT_USE(name, type) \
+    if (!(gt.drv.name = (type)gt_real_dlsym(h, #name)) && !gt.drv.lacks) gt.drv.lacks = #name;
 #include "driver.def"
 #undef GT_HOOK
 #undef GT_USE
@@ -33,6 +34,8 @@ static void open_once(void)
     if (gt.drv.cuDriverGetVersion)
         gt.drv.cuDriverGetVersion(&version);
     gt_debug("driver opened: CUDA %d.%d", version / 1000, version % 1000 / 10);
+    if (gt.drv.lacks)
+        gt_info("the driver has no %s: kernels are watched but not tuned", gt.drv.lacks);
     atomic_store_explicit(&gt.drv.status, 1, memory_order_release);
 }
 

@@ -15,6 +15,7 @@
 struct gt_driver {
     atomic_int status; /* 0: not tried, 1: usable, -1: not loaded in this process */
     void *handle;      /* libcuda.so.1, as the application loaded it */
+    const char *lacks; /* an entry point the shim calls that this driver lacks, NULL if none */
 #define GT_HOOK(name, type) type name;
 #define GT_USE(name, type) type name;
 #include "driver.def"

@@ -2,11 +2,13 @@
  *
  * Every launch entry point, with its per-thread-stream twin, describes the
  * launch as a gt_call and hands it to launch(): a kernel with a
- * configuration to apply runs its variant (apply.c); any other runs as the
+ * configuration to apply runs its variant (apply.c), and in tune mode a
+ * launch not yet tuned starts a session (session.c); any other runs as the
  * application asked.  Only launches the driver accepted are counted, so the
  * application's errors reach it unchanged.  Cooperative launches and
  * launches into a capturing stream are counted and marked, and never run a
  * variant. */
+#include "session.h"
 #include "state.h"
 
 static void note(struct gt_handle *hd, const struct gt_call *c, unsigned flags)
@@ -18,10 +20,8 @@ static void note(struct gt_handle *hd, const struct gt_call *c, unsigned flags)
     gt_reg_note_launch(hd, &c->g, c->entry, flags);
 }
 
-static CUresult launch(const struct gt_call *c, unsigned flags)
+static CUresult watched(const struct gt_call *c, unsigned flags)
 {
-    if (gt.mode == GT_MODE_OFF)
-        return gt_call_launch(c, c->f, &c->g);
     struct gt_handle *hd = gt_reg_lookup(c->f);
     CUresult r;
     if (hd && !(flags & GT_LAUNCH_COOPERATIVE) && gt_apply_launch(hd, c, &r))
@@ -29,6 +29,19 @@ static CUresult launch(const struct gt_call *c, unsigned flags)
     r = gt_call_launch(c, c->f, &c->g);
     if (r == CUDA_SUCCESS)
         note(hd, c, flags);
+    return r;
+}
+
+/* In tune mode every launch waits while another thread runs a session. */
+static CUresult launch(const struct gt_call *c, unsigned flags)
+{
+    if (gt.mode == GT_MODE_OFF)
+        return gt_call_launch(c, c->f, &c->g);
+    if (gt.mode == GT_MODE_RUN)
+        return watched(c, flags);
+    gt_session_enter();
+    CUresult r = watched(c, flags);
+    gt_session_leave();
     return r;
 }
 

@@ -9,6 +9,7 @@
  * them are still bounded before use. */
 #include "image.h"
 #include "fatbin.h"
+#include "hash.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -142,4 +143,16 @@ void gt_image_describe(struct gt_image *img)
         if (e.kind == GT_FATBIN_ELF && e.arch > img->sass_arch)
             img->sass_arch = e.arch;
     }
+}
+
+/* The content hash that names the image in the cache file: of its fatbin
+ * for the runtime's wrappers, of its bytes otherwise.  Computed once. */
+uint64_t gt_image_hash(struct gt_image *img)
+{
+    if (!img->hash && img->bytes) {
+        size_t size = img->size;
+        const unsigned char *data = img->format == GT_FMT_WRAPPER ? gt_image_container(img, &size) : img->bytes;
+        img->hash = data ? gt_hash64(data, size) : 0;
+    }
+    return img->hash;
 }

@@ -34,6 +34,7 @@ enum gt_format gt_image_format(const void *p);
 size_t gt_image_size(const void *p, enum gt_format format);
 const unsigned char *gt_image_container(const struct gt_image *img, size_t *size);
 void gt_image_describe(struct gt_image *img);
+uint64_t gt_image_hash(struct gt_image *img);
 const char *gt_format_name(enum gt_format f);
 const char *gt_origin_name(enum gt_origin o);
 

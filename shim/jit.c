@@ -135,7 +135,7 @@ static void put_all(struct keybuf *k, const char *const *v, int n)
 }
 
 /* Everything that decides the cubin, for the store's key. */
-static struct gt_key job_key(const struct gt_jit *j, const struct gt_jit_job *job)
+struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job)
 {
     struct keybuf k = {malloc(4096), 0, 4096};
     char head[160];
@@ -255,14 +255,18 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A stored cubin, with the lowered name of the job's name expression. */
-static int from_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job)
+/* A stored cubin, with the lowered name of its name expression if it was
+ * built from one: 1 and job->ok set when the store has it. */
+int gt_jit_from_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job)
 {
     size_t size;
-    if (job->name_expr && gt_store_get(store, key, "name", (unsigned char **)&job->lowered, &size) != 0)
-        return 0;
-    if (gt_store_get(store, key, "cubin", &job->cubin, &job->cubin_size) == 0)
+    if (gt_store_get(store, key, "name", (unsigned char **)&job->lowered, &size) != 0)
+        job->lowered = NULL;
+    if ((!job->name_expr || job->lowered) && gt_store_get(store, key, "cubin", &job->cubin, &job->cubin_size) == 0) {
+        job->ok = job->from_store = 1;
+        job->key = key;
         return 1;
+    }
     free(job->lowered);
     job->lowered = NULL;
     return 0;
@@ -285,10 +289,9 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
         job->log = strdup(j->error);
         return;
     }
-    struct gt_key key = job_key(j, job);
-    if (store && from_store(store, key, job)) {
-        job->ok = job->from_store = 1;
-    } else {
+    struct gt_key key = gt_jit_key(j, job);
+    job->key = key;
+    if (!store || !gt_jit_from_store(store, key, job)) {
         if (job->input == GT_JIT_PTX)
             ptx_to_cubin(j, job, job->text);
         else if (source_to_ptx(j, job) == 0)

@@ -63,6 +63,7 @@ struct gt_jit_job {
     /* results */
     int ok;
     int from_store;
+    struct gt_key key;           /* what the cubin is stored under */
     unsigned char *cubin;
     size_t cubin_size;
     char *log;                   /* the compiler's messages, NULL if none */
@@ -75,6 +76,8 @@ struct gt_jit_job {
 void gt_jit_init(struct gt_jit *j, void *(*resolve)(void *, const char *));
 int gt_jit_open(struct gt_jit *j);
 void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job);
+struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job);
+int gt_jit_from_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job);
 void gt_jit_job_clear(struct gt_jit_job *job);
 void gt_jit_close(struct gt_jit *j);
 

@@ -9,6 +9,7 @@
 #include "demangle.h"
 #include "interpose.h"
 #include "report.h"
+#include "session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,10 @@ static void table(struct gt_kernel **ks, size_t n)
 
 void gt_report_exit(void)
 {
-    if (gt.mode == GT_MODE_OFF || atomic_load(&gt.drv.status) <= 0 || !gt_log_enabled(GT_LOG_INFO))
+    if (gt.mode == GT_MODE_OFF || atomic_load(&gt.drv.status) <= 0)
+        return;
+    gt_session_report();
+    if (!gt_log_enabled(GT_LOG_INFO))
         return;
     pthread_mutex_lock(&gt.reg.lock);
     size_t n = 0, launched = 0;

@@ -54,8 +54,6 @@ static void init_once(void)
     gt.log.level = gt_env_choice(GPUTUNE_ENV_LOG, level_names, GT_LOG_WARN);
     gt_log_open(&gt.log, gt.log.level, getenv(GPUTUNE_ENV_LOG_FILE));
     gt.mode = (enum gt_mode)gt_env_choice(GPUTUNE_ENV_MODE, mode_names, GT_MODE_RUN);
-    if (gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE)
-        gt_warn("GPUTUNE_MODE=%s is not yet available; running in run mode", gt_mode_name(gt.mode));
     gt_reg_init(&gt.reg);
     gt_mem_init(&gt.mem);
     gt_capture_init(&gt.cap);

@@ -28,6 +28,26 @@ struct gt_key gt_key_of(const void *data, size_t size)
                            gt_hash64_seeded(data, size, 0xbb67ae8584caa73bULL)};
 }
 
+void gt_key_text(struct gt_key k, char out[33])
+{
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)k.a, (unsigned long long)k.b);
+}
+
+int gt_key_parse(const char *text, struct gt_key *k)
+{
+    char a[17], b[17], *end;
+    if (strlen(text) != 32)
+        return -1;
+    memcpy(a, text, 16);
+    memcpy(b, text + 16, 16);
+    a[16] = b[16] = '\0';
+    k->a = strtoull(a, &end, 16);
+    if (*end)
+        return -1;
+    k->b = strtoull(b, &end, 16);
+    return *end ? -1 : 0;
+}
+
 /* $GPUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gputune, else ~/.cache/gputune. */
 int gt_store_default_root(char *out, size_t cap)
 {
@@ -99,7 +119,9 @@ int gt_store_open(struct gt_store *s, const char *root, char *err, size_t errlen
 
 static void path_of(const struct gt_store *s, struct gt_key k, const char *ext, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s/%016llx%016llx.%s", s->dir, (unsigned long long)k.a, (unsigned long long)k.b, ext);
+    char name[33];
+    gt_key_text(k, name);
+    snprintf(out, cap, "%s/%s.%s", s->dir, name, ext);
 }
 
 /* 0 and a malloc'd, NUL-terminated copy when the key is stored with this

@@ -9,7 +9,7 @@
  * after it copies back those the kernel may write, both on the launch's
  * stream, so the application sees one set of variables whichever module ran. */
 #include "variant.h"
-#include "devcode.h"
+#include "modvars.h"
 #include "state.h"
 
 #include <stdio.h>
@@ -52,7 +52,7 @@ static CUresult apply_knobs(CUfunction fn, const struct gt_knobs *knobs)
 }
 
 /* The module the original kernel lives in, in the current context. */
-static CUmodule original_module(const struct gt_handle *orig)
+CUmodule gt_original_module(const struct gt_handle *orig)
 {
     CUfunction f = (CUfunction)orig->h;
     CUmodule m = NULL;
@@ -71,52 +71,19 @@ static void pair_variable(struct gt_variant *v, CUmodule orig, const char *name,
     v->vars[v->nvars++] = (struct gt_var_pair){a, b, sa, writable};
 }
 
-/* Pairs the variables `kernel` uses in the code loaded (every variable of
- * the module when the code does not say) with the original's.  The code's
- * own description is read: the cubin for this device when it has one, else
- * its PTX. */
+/* Pairs the variables `kernel` uses in the code loaded with the original's. */
 static int pair_variables(struct gt_variant *v, const unsigned char *code, size_t size, const char *kernel,
                           const struct gt_handle *orig, int arch)
 {
-    struct gt_devcode dc;
-    char err[128];
-    if (gt_devcode_open(code, size, &dc, err, sizeof err) != 0)
+    struct gt_modvar *vars;
+    int n;
+    if (gt_modvars(code, size, kernel, arch, &vars, &n) != 0)
         return -1;
-    size_t pick = dc.nentries;
-    for (size_t i = 0; i < dc.nentries; i++) {
-        const struct gt_fatbin_entry *fe = &dc.entries[i].fe;
-        if ((fe->kind == GT_FATBIN_ELF && fe->arch == arch) || (fe->kind == GT_FATBIN_PTX && pick == dc.nentries))
-            pick = i;
-    }
-    struct gt_devcode_entry *e = pick < dc.nentries ? &dc.entries[pick] : NULL;
-    if (e)
-        gt_devcode_decode(&dc, pick);
-    CUmodule om = NULL;
-    int rc = 0;
-    if (e && e->status == 1 && e->fe.kind == GT_FATBIN_ELF && e->cubin.nvars) {
-        const struct gt_cubin *c = &e->cubin;
-        const struct gt_cubin_kernel *k = NULL;
-        for (size_t i = 0; i < c->nkernels && !k; i++)
-            if (strcmp(c->kernels[i].name, kernel) == 0)
-                k = &c->kernels[i];
-        if (!(om = original_module(orig)) || !(v->vars = calloc(c->nvars, sizeof *v->vars)))
-            rc = -1;
-        for (size_t i = 0; rc == 0 && i < (k && k->vars_known ? k->nvars : c->nvars); i++) {
-            const struct gt_cubin_var *var = &c->vars[k && k->vars_known ? k->vars[i] : i];
-            pair_variable(v, om, var->name, var->space == GT_CUBIN_GLOBAL);
-        }
-    } else if (e && e->status == 1 && e->fe.kind == GT_FATBIN_PTX && e->ptx.nvars) {
-        const struct gt_ptx_module *m = &e->ptx;
-        const struct gt_ptx_func *f = gt_ptx_find(m, kernel);
-        if (!(om = original_module(orig)) || !(v->vars = calloc(m->nvars, sizeof *v->vars)))
-            rc = -1;
-        for (size_t i = 0; rc == 0 && i < (f ? f->nvars : m->nvars); i++) {
-            const struct gt_ptx_var *var = &m->vars[f ? f->vars[i] : i];
-            if (!var->is_extern)
-                pair_variable(v, om, var->name, var->space == GT_PTX_GLOBAL);
-        }
-    }
-    gt_devcode_free(&dc);
+    CUmodule om = n ? gt_original_module(orig) : NULL;
+    int rc = n && (!om || !(v->vars = calloc((size_t)n, sizeof *v->vars))) ? -1 : 0;
+    for (int i = 0; rc == 0 && i < n; i++)
+        pair_variable(v, om, vars[i].name, vars[i].writable);
+    gt_modvars_free(vars, n);
     return rc;
 }
 

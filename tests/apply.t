@@ -38,7 +38,7 @@ is "$(detail_of "$TMP/misfit.log" axpy applied)" 0 "and the original runs"
 
 unset FAKECUDA_PARAMS
 forced "axpy maxrreg=64" layout
-is "$(grep -c "cannot apply 'maxrreg=64': parameter 1 is 8 bytes at 8 in the variant, 4 bytes at 4 in the original" "$TMP/layout.log")" 1 \
+is "$(grep -c "cannot apply '.*maxrreg=64.*': parameter 1 is 8 bytes at 8 in the variant, 4 bytes at 4 in the original" "$TMP/layout.log")" 1 \
     "a variant with another parameter layout is refused once"
 is "$(detail_of "$TMP/layout.log" axpy applied)" 0 "and the original runs"
 is "$(cat "$TMP/layout.out")" "nvrtc_min: done" "the application never notices"
@@ -81,6 +81,6 @@ LD_LIBRARY_PATH="$FAKE" GPUTUNE_FORCE="scale maxrreg=32" GPUTUNE_LOG=debug GPUTU
     shim "$H/minirt" >"$TMP/minirt.out"
 is "$(cat "$TMP/minirt.out")" "minirt: done" "the runtime-style application runs"
 check "its kernel is rebuilt from the fatbin's PTX, then refused for its layout" \
-    grep -q "kernel scale: cannot apply 'maxrreg=32': the variant takes 0 parameters, the original 4" "$TMP/minirt.log"
+    grep -q "kernel scale: cannot apply '.*maxrreg=32.*': the variant takes 0 parameters, the original 4" "$TMP/minirt.log"
 
 done_testing

@@ -53,8 +53,6 @@ check "unwritable GPUTUNE_LOG_FILE: warning, then stderr" \
     sh -c "grep -q \"cannot open GPUTUNE_LOG_FILE '/nonexistent/dir/x.log'\" '$TMP/file.err' && grep -q launches '$TMP/file.err'"
 LD_LIBRARY_PATH="$FAKE" GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/pid-%p.log" shim "$H/minirt" >/dev/null
 check "%p in GPUTUNE_LOG_FILE becomes the pid" sh -c "ls '$TMP' | grep -q '^pid-[0-9][0-9]*\.log$'"
-LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune shim "$H/minirt" >/dev/null 2>"$TMP/tune.err"
-check "tune mode says it is not yet available" grep -q "GPUTUNE_MODE=tune is not yet available" "$TMP/tune.err"
 
 # Failures of the driver reach the application unchanged.
 for fn in cuLibraryLoadData cuLibraryGetKernel cuMemAlloc_v2 cuLaunchKernel cuStreamBeginCapture_v2; do

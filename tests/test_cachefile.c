@@ -46,7 +46,7 @@ int main(void)
     gt_cache_signature(g2, b, 0, extra, 1, big, sizeof big);
     is_str(big, "grid=4096,1,1 block=128,1,1 smem=0 args=1048576", "with policy signature values");
 
-    struct gt_cache c;
+    struct gt_cachefile c;
     ok(gt_cache_load(&c, path, err, sizeof err) == 0 && c.n == 0, "a missing file is an empty cache");
     const char *longname = "_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_23direct_copy_kernel_cuda"
                            "ERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE2_clEvEUlfE_St5arrayIPcLm2EEEEviT0_T1_"

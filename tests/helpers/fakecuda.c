@@ -250,6 +250,79 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     return CUDA_SUCCESS;
 }
 
+CUresult cuDeviceGetName(char *name, int len, CUdevice d)
+{
+    (void)d;
+    snprintf(name, (size_t)len, "Fake GPU");
+    return CUDA_SUCCESS;
+}
+
+/* Streams, events and copies over host memory, enough for a trial session. */
+CUresult cuStreamCreate(CUstream *s, unsigned flags) { (void)flags; *s = (CUstream)malloc(8); return CUDA_SUCCESS; }
+CUresult cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize_ptsz(CUstream s) { (void)s; return CUDA_SUCCESS; }
+
+CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
+{
+    *free_b = (size_t)64 << 30;
+    *total = (size_t)80 << 30;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    (void)s;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    return cuMemcpyDtoDAsync_v2(dst, src, n, s);
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
+{
+    memset((void *)(uintptr_t)p, v, n);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
+{
+    (void)flags;
+    *p = malloc(n);
+    return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
+
+/* Nothing is tracked: no pointer is known to this driver. */
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
+{
+    (void)base, (void)size, (void)p;
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuEventCreate(CUevent *e, unsigned flags) { (void)flags; *e = (CUevent)malloc(8); return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
+CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
+
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+{
+    (void)a, (void)b;
+    *ms = 0.25f;
+    return CUDA_SUCCESS;
+}
+
 /* Module-scope variables: none here. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)
 {

@@ -1,0 +1,660 @@
+/* session.c: tuning a kernel inside the running application.
+ *
+ * At the first launch of a kernel and signature that tune mode may tune,
+ * the launching thread runs a trial session before its launch:
+ *
+ *   1. launches from every other thread wait (gt_session_enter) and the
+ *      context is synchronized, so no one else touches the buffers;
+ *   2. every buffer the launch can reach (pointer arguments, pointers in
+ *      struct arguments, the kernel's __device__ variables, a policy's
+ *      snapshot.add) is saved (snapshot.c);
+ *   3. the original runs twice from the saved state: its output is the
+ *      reference, and if the two runs differ the kernel is not
+ *      deterministic and candidates are compared within the policy's
+ *      tolerance (or the launch is not tuned);
+ *   4. the original is timed, then candidates the strategy proposes, built
+ *      ahead on the pool, each restored before, checked against the
+ *      reference, timed several times (median); the best few are measured
+ *      again next to the original;
+ *   5. the saved state is restored and the winner (the original if nothing
+ *      beat it) runs the application's launch for real, and is written to
+ *      the cache file.
+ *
+ * Trials run on a stream of the session's own.  Whatever fails in a
+ * session (memory for the snapshot, a driver error) ends it with one log
+ * line, the buffers restored, and the application's launch run as built. */
+#include "session.h"
+#include "cachefile.h"
+#include "hash.h"
+#include "modvars.h"
+#include "plan.h"
+#include "pool.h"
+#include "snapshot.h"
+#include "state.h"
+#include "strategy.h"
+#include "timing.h"
+
+#include "gputune.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_TRIALS 64
+#define DEFAULT_SECONDS 30.0
+#define DEFAULT_REPEAT 5
+#define DEFAULT_REMEASURE 3
+#define BATCH 16          /* configurations compiled ahead */
+#define MIN_GAIN 0.01     /* a winner must beat the original by this fraction */
+
+/* ---- serializing launches while a session runs ---- */
+
+static struct {
+    pthread_mutex_t lock;          /* held for a whole session */
+    atomic_int tuning;
+    atomic_long inflight;          /* launch hooks in progress */
+    pthread_t owner;
+} ser = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Entered by every launch in tune mode: waits while another thread tunes. */
+void gt_session_enter(void)
+{
+    for (;;) {
+        atomic_fetch_add(&ser.inflight, 1);
+        if (!atomic_load(&ser.tuning) || pthread_equal(ser.owner, pthread_self()))
+            return;
+        atomic_fetch_sub(&ser.inflight, 1);
+        pthread_mutex_lock(&ser.lock);
+        pthread_mutex_unlock(&ser.lock);
+    }
+}
+
+void gt_session_leave(void)
+{
+    atomic_fetch_sub(&ser.inflight, 1);
+}
+
+static void begin_exclusive(void)
+{
+    pthread_mutex_lock(&ser.lock);
+    ser.owner = pthread_self();
+    atomic_store(&ser.tuning, 1);
+    while (atomic_load(&ser.inflight) > 1) /* the caller's own launch is in flight */
+        sched_yield();
+}
+
+static void end_exclusive(void)
+{
+    atomic_store(&ser.tuning, 0);
+    pthread_mutex_unlock(&ser.lock);
+}
+
+/* ---- what the sessions found, for the exit report ---- */
+
+struct result {
+    char *kernel, *signature, *config, *strategy;
+    double baseline_us, best_us;
+    long trials, verify_failures, aborted, invalid;
+    uint64_t space;
+    double seconds;
+    struct result *next;
+};
+
+static struct result *results;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- one session ---- */
+
+struct candidate {
+    struct gt_task task;
+    struct gt_variant_job vj;
+    uint32_t *cfg;
+    struct gt_knobs knobs;
+    int rebuild;
+    int state;        /* 0 waiting, 1 built (or nothing to build) */
+};
+
+struct session {
+    struct gt_plan *p;
+    struct gt_handle *hd;
+    const struct gt_call *c;   /* the application's launch */
+    struct gt_call trial;      /* the same on the session's stream */
+    CUstream stream;
+    struct gt_snapshot snap;
+    struct gt_timer timer;
+    enum gt_compare compare;
+    double abs_tol, rel_tol;
+    int repeat;
+    struct gt_variant *running; /* the variant a trial launches, NULL: the original */
+    struct gt_geom geom;        /* and its geometry */
+    long trials, invalid, verify_failures;
+    struct gt_strategy *strategy;
+    /* the best few, by median time */
+    struct best {
+        uint32_t *cfg;
+        double us;
+        struct gt_jit_job built;
+    } best[DEFAULT_REMEASURE];
+    int nbest;
+    char key[33];              /* store key of the winner's cubin */
+};
+
+static CUresult restore(void *arg, CUstream stream)
+{
+    struct session *s = arg;
+    CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, stream);
+    if (r == CUDA_SUCCESS && s->running)
+        gt_variant_mirror(s->running, stream, 0, 0);
+    return r;
+}
+
+static CUresult launch_trial(void *arg, CUstream stream)
+{
+    struct session *s = arg;
+    (void)stream;
+    if (!s->running)
+        return gt_call_launch(&s->trial, s->trial.f, &s->trial.g);
+    CUresult r = gt_call_launch(&s->trial, s->running->fn, &s->geom);
+    gt_variant_mirror(s->running, s->stream, 0, 1);
+    return r;
+}
+
+static const struct gt_settings *settings(const struct gt_plan *p)
+{
+    return p->sec ? &p->sec->set : gt.app.policy ? &gt.app.policy->unnamed : NULL;
+}
+
+static void choose_comparison(struct session *s)
+{
+    const struct gt_settings *st = settings(s->p);
+    static const enum gt_compare by_type[] = {GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16};
+    s->compare = GT_COMPARE_BITS;
+    s->abs_tol = st && st->verify_abs >= 0 ? st->verify_abs : 0;
+    s->rel_tol = st && st->verify_rel >= 0 ? st->verify_rel : 0;
+    if (st && st->verify == GT_VERIFY_TOLERANCE)
+        s->compare = by_type[st->verify_type >= 0 ? st->verify_type : GT_VTYPE_F32];
+    s->repeat = st && st->timing_repeat > 0 ? (int)st->timing_repeat : DEFAULT_REPEAT;
+}
+
+/* A value that points into device-visible memory adds that allocation. */
+static void add_pointer(struct session *s, uint64_t v)
+{
+    struct gt_mem_range range;
+    CUdeviceptr base;
+    size_t size;
+    if (v < 4096)
+        return;
+    if (gt_mem_find(&gt.mem, v, &range) == 0)
+        gt_snapshot_add(&s->snap, range.base, range.size);
+    else if (gt.drv.cuMemGetAddressRange_v2(&base, &size, (CUdeviceptr)v) == CUDA_SUCCESS)
+        gt_snapshot_add(&s->snap, base, size);
+}
+
+static int arg_listed(const struct gt_argref *refs, size_t n, const struct gt_plan *p, int pos)
+{
+    for (size_t i = 0; i < n; i++) {
+        int at = refs[i].pos >= 0 ? refs[i].pos : (p->argpos && (size_t)refs[i].name < p->nargpos ? p->argpos[refs[i].name] : -1);
+        if (at == pos)
+            return 1;
+    }
+    return 0;
+}
+
+/* Pointers stored in a buffer a policy names: one level of indirection. */
+static void add_pointed(struct session *s, uint64_t v)
+{
+    struct gt_mem_range range;
+    if (gt_mem_find(&gt.mem, v, &range) != 0 || range.size > ((size_t)1 << 20))
+        return;
+    uint64_t *words = malloc(range.size);
+    if (words && gt.drv.cuMemcpyDtoH_v2(words, range.base, range.size) == CUDA_SUCCESS)
+        for (size_t i = 0; i < range.size / 8; i++)
+            add_pointer(s, words[i]);
+    free(words);
+}
+
+/* The kernel's __device__ variables, in the original's module. */
+static void add_variables(struct session *s)
+{
+    struct gt_kernel *k = s->hd->kernel;
+    size_t size = 0;
+    const unsigned char *code = k->image ? gt_image_container(k->image, &size) : NULL;
+    if (!code && k->image)
+        code = k->image->bytes, size = k->image->size;
+    struct gt_modvar *vars;
+    int n;
+    CUmodule m = code ? gt_original_module(s->hd) : NULL;
+    if (!m || gt_modvars(code, size, k->name, s->p->arch.sm, &vars, &n) != 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        CUdeviceptr a;
+        size_t bytes;
+        if (vars[i].writable && gt.drv.cuModuleGetGlobal_v2(&a, &bytes, m, vars[i].name) == CUDA_SUCCESS)
+            gt_snapshot_add(&s->snap, a, bytes);
+    }
+    gt_modvars_free(vars, n);
+}
+
+static void collect(struct session *s)
+{
+    const struct gt_kernel *k = s->hd->kernel;
+    const struct gt_section *sec = s->p->sec;
+    const unsigned char *buf = NULL;
+    for (void **e = s->c->extra; e && *e != CU_LAUNCH_PARAM_END; e += 2)
+        if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            buf = e[1];
+    int np = atomic_load(&k->nparams);
+    for (int i = 0; i < np; i++) {
+        const unsigned char *arg = s->c->params ? s->c->params[i] : buf ? buf + k->params[i].offset : NULL;
+        if (!arg || (sec && arg_listed(sec->snap_skip, sec->nsnap_skip, s->p, i)))
+            continue;
+        for (uint32_t off = 0; off + 8 <= k->params[i].size; off += 8) {
+            uint64_t v;
+            memcpy(&v, arg + off, 8);
+            add_pointer(s, v);
+            if (sec && arg_listed(sec->snap_add, sec->nsnap_add, s->p, i))
+                add_pointed(s, v);
+        }
+    }
+    add_variables(s);
+}
+
+/* Runs the original from the saved state and keeps its output. */
+static int reference(struct session *s, char *why, size_t len)
+{
+    struct gt_diff d;
+    s->running = NULL;
+    CUresult r = restore(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = launch_trial(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamSynchronize(s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt_snapshot_copy(&s->snap, GT_SNAP_KEEP_REF, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = restore(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = launch_trial(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamSynchronize(s->stream);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, len, "the original launch fails: %s", gt_cu_error(r));
+        return -2; /* the application's own error, which it is about to get */
+    }
+    if (gt_snapshot_compare(&s->snap, GT_COMPARE_BITS, 0, 0, s->stream, &d, why, len) != 0)
+        return -1;
+    if (d.buffer >= 0 && s->compare == GT_COMPARE_BITS) {
+        snprintf(why, len, "its output differs from run to run (%llu elements of buffer %d); set verify = tolerance "
+                 "in a policy to tune it", d.count, d.buffer);
+        return -1;
+    }
+    if (d.buffer >= 0)
+        gt_info("kernel %s: its output differs from run to run; candidates are compared within the policy's "
+                "tolerance", s->p->shown);
+    return 0;
+}
+
+static void task_build(void *arg)
+{
+    struct candidate *c = arg;
+    gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &c->vj.job);
+}
+
+/* Keeps cfg among the best few if it is fast enough. */
+static void keep_best(struct session *s, const struct candidate *c, double us)
+{
+    int at = s->nbest < DEFAULT_REMEASURE ? s->nbest++ : DEFAULT_REMEASURE - 1;
+    if (at == DEFAULT_REMEASURE - 1 && s->nbest == DEFAULT_REMEASURE && s->best[at].cfg && us >= s->best[at].us)
+        return;
+    struct best *b = &s->best[at];
+    free(b->cfg);
+    gt_jit_job_clear(&b->built);
+    size_t n = s->p->space->ndims;
+    b->cfg = malloc((n + 1) * sizeof *b->cfg);
+    if (b->cfg)
+        memcpy(b->cfg, c->cfg, n * sizeof *b->cfg);
+    b->us = us;
+    memset(&b->built, 0, sizeof b->built);
+    if (c->rebuild && c->vj.job.ok) {
+        b->built = c->vj.job;
+        b->built.cubin = malloc(c->vj.job.cubin_size);
+        if (b->built.cubin)
+            memcpy(b->built.cubin, c->vj.job.cubin, c->vj.job.cubin_size);
+        b->built.lowered = c->vj.job.lowered ? strdup(c->vj.job.lowered) : NULL;
+        b->built.log = NULL;
+        b->built.ptx = NULL;
+    }
+    for (int i = at; i > 0 && s->best[i].us < s->best[i - 1].us; i--) {
+        struct best t = s->best[i];
+        s->best[i] = s->best[i - 1];
+        s->best[i - 1] = t;
+    }
+}
+
+/* Loads, checks and times one candidate; returns its median or -1. */
+static double trial(struct session *s, struct candidate *c, const struct gt_jit_job *built, int quiet)
+{
+    char why[1024], cfgtext[512];
+    struct gt_variant v = {0};
+    struct gt_diff d;
+    double us[64], t = -1;
+    CUresult r;
+    gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
+    if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
+        gt_plan_load(s->p, s->hd, &c->knobs, c->rebuild, built, &v, why, sizeof why) != 0) {
+        gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
+        return -1;
+    }
+    s->running = &v;
+    if ((r = restore(s, s->stream)) == CUDA_SUCCESS && (r = launch_trial(s, s->stream)) == CUDA_SUCCESS)
+        r = gt.drv.cuStreamSynchronize(s->stream);
+    if (r != CUDA_SUCCESS) {
+        gt_debug("kernel %s: '%s' failed to run: %s", s->p->shown, cfgtext, gt_cu_error(r));
+    } else if (gt_snapshot_compare(&s->snap, s->compare, s->abs_tol, s->rel_tol, s->stream, &d, why, sizeof why) != 0) {
+        gt_warn("kernel %s: %s", s->p->shown, why);
+    } else if (d.buffer >= 0) {
+        s->verify_failures++;
+        if (!quiet)
+            gt_info("kernel %s: '%s' computes another result: buffer %d (%.1f MiB at 0x%llx) differs first at "
+                    "element %llu, %llu elements in all",
+                    s->p->shown, cfgtext, d.buffer, s->snap.v[d.buffer].size / 1048576.0,
+                    (unsigned long long)s->snap.v[d.buffer].base, d.index, d.count);
+    } else {
+        int reps = s->repeat < 64 ? s->repeat : 64;
+        int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, us, &r);
+        t = n > 0 ? gt_median(us, n) : -1;
+    }
+    s->running = NULL;
+    gt_variant_unload(&v);
+    return t;
+}
+
+/* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session. */
+static struct gt_pool pool;
+
+static void start_pool(void)
+{
+    gt_builder_open();
+    gt_pool_start(&pool, gt_pool_jobs());
+}
+
+static struct gt_pool *build_pool(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, start_pool);
+    return &pool;
+}
+
+/* The strategy's proposals, built ahead on the pool, then tried in turn. */
+static void search(struct session *s, long budget, double deadline)
+{
+    struct gt_pool *pool = build_pool();
+    struct candidate batch[BATCH];
+    size_t n = s->p->space->ndims;
+    int more = 1;
+    while (more && s->trials < budget && now() < deadline) {
+        int nb = 0;
+        for (; nb < BATCH && s->trials + nb < budget; nb++) {
+            struct candidate *c = &batch[nb];
+            memset(c, 0, sizeof *c);
+            if (!(c->cfg = calloc(n + 1, sizeof *c->cfg)) || gt_strategy_next(s->strategy, c->cfg) != 1) {
+                free(c->cfg);
+                more = 0;
+                break;
+            }
+            gt_plan_knobs(s->p, c->cfg, &c->knobs, &c->rebuild);
+            if (c->rebuild && s->p->recipe_state <= 0) {
+                /* Not rebuildable: only launch-time knobs count against the budget. */
+                gt_strategy_report(s->strategy, c->cfg, -1, GT_TRIAL_INVALID);
+                free(c->cfg);
+                nb--;
+                continue;
+            }
+            c->task = (struct gt_task){.fn = task_build, .arg = c};
+            if (c->rebuild && gt_plan_job(s->p, c->cfg, s->c->g.block, &c->vj) == 0)
+                gt_pool_submit(pool, &c->task);
+            else
+                c->task.done = 1;
+        }
+        for (int i = 0; i < nb; i++) {
+            struct candidate *c = &batch[i];
+            gt_pool_wait(pool, &c->task);
+            double us = now() < deadline ? trial(s, c, &c->vj.job, 0) : -1;
+            s->trials++;
+            s->invalid += us < 0;
+            gt_strategy_report(s->strategy, c->cfg, us, us < 0 ? GT_TRIAL_INVALID : GT_TRIAL_OK);
+            if (us >= 0)
+                keep_best(s, c, us);
+            gt_variant_job_free(&c->vj);
+            free(c->cfg);
+        }
+    }
+}
+
+/* The best few and the original once more, side by side: the fastest wins,
+ * if it beats the original by MIN_GAIN.  Returns the index in s->best of
+ * the winner, -1 for the original; *baseline gets the original's time. */
+static int remeasure(struct session *s, double *baseline)
+{
+    double us[64];
+    CUresult r;
+    int reps = s->repeat < 64 ? s->repeat : 64, winner = -1;
+    s->running = NULL;
+    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, us, &r);
+    if (n > 0)
+        *baseline = gt_median(us, n);
+    double best = *baseline * (1 - MIN_GAIN);
+    for (int i = 0; i < s->nbest; i++) {
+        struct candidate c = {.cfg = s->best[i].cfg};
+        gt_plan_knobs(s->p, c.cfg, &c.knobs, &c.rebuild);
+        double t = trial(s, &c, &s->best[i].built, 1);
+        if (t >= 0 && t < best) {
+            best = t;
+            winner = i;
+        }
+        s->best[i].us = t;
+    }
+    return winner;
+}
+
+/* Writes the outcome to the cache file (under its lock, merged with what
+ * other processes wrote). */
+static void persist(struct session *s, const char *signature, const char *config, double best_us, double base_us)
+{
+    char when[32], err[1024];
+    time_t t = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    struct gt_plan *p = s->p;
+    struct gt_centry e = {.image = p->k->image ? gt_image_hash(p->k->image) : 0, .kernel = p->k->name,
+                          .device = p->device, .arch = p->arch.sm, .driver = p->driver,
+                          .signature = (char *)signature, .config = (char *)config, .cubin = s->key,
+                          .strategy = (char *)gt_strategy_name(s->strategy), .time_us = best_us,
+                          .baseline_us = base_us, .trials = s->trials,
+                          .space = gt_strategy_space_size(s->strategy) + 1, .tuned = when};
+    if (!gt.app.cache_path[0])
+        gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
+    else if (gt_cache_save(gt.app.cache_path, gt.app.binary, &e, 1, err, sizeof err) != 0)
+        gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
+}
+
+static void remember(struct session *s, const char *signature, const char *config, double base_us, double best_us,
+                     double seconds)
+{
+    struct result *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    *r = (struct result){.kernel = strdup(s->p->shown), .signature = strdup(signature), .config = strdup(config),
+                         .strategy = strdup(gt_strategy_name(s->strategy)), .baseline_us = base_us, .best_us = best_us,
+                         .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
+                         .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds};
+    r->next = results; /* the session holds ser.lock */
+    results = r;
+}
+
+static void session_free(struct session *s)
+{
+    for (int i = 0; i < s->nbest; i++) {
+        free(s->best[i].cfg);
+        gt_jit_job_clear(&s->best[i].built);
+    }
+    gt_strategy_free(s->strategy);
+    gt_timer_end(&s->timer);
+    gt_snapshot_free(&s->snap);
+    if (s->stream)
+        gt.drv.cuStreamDestroy_v2(s->stream);
+}
+
+/* Everything up to the reference; -1 with why. */
+static int prepare(struct session *s, char *why, size_t len)
+{
+    CUresult r = gt.drv.cuCtxSynchronize();
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamCreate(&s->stream, CU_STREAM_NON_BLOCKING);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, len, "%s", gt_cu_error(r));
+        return -1;
+    }
+    s->trial = *s->c;
+    s->trial.s = s->stream;
+    choose_comparison(s);
+    collect(s);
+    if (gt_snapshot_alloc(&s->snap, why, len) != 0)
+        return -1;
+    if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_SAVE, s->stream)) != CUDA_SUCCESS ||
+        (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
+        snprintf(why, len, "saving its buffers failed: %s", gt_cu_error(r));
+        return -1;
+    }
+    if (gt_timer_begin(&s->timer, s->p->k->name) != 0) {
+        snprintf(why, len, "cannot time trials");
+        return -1;
+    }
+    return reference(s, why, len);
+}
+
+static uint64_t seed_for(const char *kernel, const char *signature)
+{
+    const char *v = getenv(GPUTUNE_ENV_SEED);
+    uint64_t seed = v && *v ? strtoull(v, NULL, 0) : 0x853c49e6748fea9bULL;
+    return seed ^ gt_hash64(kernel, strlen(kernel)) ^ gt_hash64(signature, strlen(signature));
+}
+
+/* Tunes the launch's kernel at its signature, then runs the launch with the
+ * winner.  Returns 1 with the launch's result in *r when it ran the
+ * launch, 0 when the caller must launch the original (nothing beat it, or
+ * the session could not run: the buffers are then as the application left
+ * them). */
+int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
+                    const char *signature, CUresult *r)
+{
+    struct session s = {.p = p, .hd = hd, .c = c};
+    char why[1024] = "";
+    double t0 = now(), baseline = -1;
+    const struct gt_settings *st = settings(p);
+    long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
+    double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
+    begin_exclusive();
+    pthread_mutex_lock(&p->lock);
+    gt_plan_mark_done(p, sig);
+    pthread_mutex_unlock(&p->lock);
+    int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
+    if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
+        gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
+    if (ok) {
+        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, NULL, budget, seed_for(p->k->name, signature),
+                                     why, sizeof why);
+        ok = s.strategy != NULL;
+    }
+    int winner = -1;
+    if (ok) {
+        search(&s, budget, t0 + seconds);
+        winner = remeasure(&s, &baseline);
+    }
+    gt_snapshot_copy(&s.snap, GT_SNAP_RESTORE, s.stream);
+    if (s.stream)
+        gt.drv.cuStreamSynchronize(s.stream);
+    struct gt_choice *ch = NULL;
+    char config[512] = "";
+    if (!ok) {
+        gt_log(prepared == -2 ? GT_LOG_DEBUG : GT_LOG_WARN, "kernel %s: launch %s not tuned: %s", p->shown, signature,
+               why);
+    } else {
+        uint32_t *cfg = winner >= 0 ? s.best[winner].cfg : NULL;
+        uint32_t *dflt = calloc(p->space->ndims + 1, sizeof *dflt);
+        if (!cfg && dflt) {
+            gt_space_default(p->space, dflt);
+            cfg = dflt;
+        }
+        if (cfg)
+            gt_space_format(p->space, cfg, config, sizeof config);
+        if (winner >= 0 && s.best[winner].built.ok)
+            gt_key_text(s.best[winner].built.key, s.key);
+        double best = winner >= 0 ? s.best[winner].us : baseline;
+        gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result): %s "
+                "%.2f us against %.2f us, %.2fx",
+                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures,
+                winner >= 0 ? config : "the original", best, baseline, best > 0 ? baseline / best : 1.0);
+        persist(&s, signature, config, best, baseline);
+        remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
+        if (winner >= 0) {
+            pthread_mutex_lock(&p->lock);
+            ch = gt_plan_choose(p, sig, signature, cfg, "tuned now");
+            if (ch)
+                snprintf(ch->cubin, sizeof ch->cubin, "%s", s.key);
+            pthread_mutex_unlock(&p->lock);
+        }
+        free(dflt);
+    }
+    session_free(&s);
+    end_exclusive();
+    if (!ch)
+        return 0;
+    struct gt_geom g;
+    struct gt_variant *v = gt_plan_geometry(p, ch->cfg, c, &g, why, sizeof why) == 0 ? gt_plan_variant(p, ch, hd, &g)
+                                                                                   : NULL;
+    if (!v)
+        return 0;
+    int per_thread = gt_call_per_thread(c);
+    gt_variant_mirror(v, c->s, per_thread, 0);
+    *r = gt_call_launch(c, v->fn, &g);
+    gt_variant_mirror(v, c->s, per_thread, 1);
+    if (*r == CUDA_SUCCESS)
+        gt_reg_note_launch(hd, &c->g, c->entry, GT_LAUNCH_APPLIED);
+    return 1;
+}
+
+/* ---- the exit report ---- */
+
+void gt_session_report(void)
+{
+    const char *csv_path = getenv(GPUTUNE_ENV_REPORT);
+    FILE *csv = csv_path && *csv_path ? fopen(csv_path, "w") : NULL;
+    if (csv_path && *csv_path && !csv)
+        gt_warn("cannot write GPUTUNE_REPORT=%s", csv_path);
+    if (csv)
+        fprintf(csv, "kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,"
+                     "strategy,seconds,configuration\n");
+    if (results && gt_log_enabled(GT_LOG_INFO))
+        gt_info("  %10s  %10s  %7s  %6s  %6s  %7s  %s", "baseline", "best", "speedup", "trials", "wrong", "aborted",
+                "kernel / signature / configuration");
+    for (struct result *r = results; r; r = r->next) {
+        double speedup = r->best_us > 0 ? r->baseline_us / r->best_us : 1;
+        gt_info("  %8.2fus  %8.2fus  %6.2fx  %6ld  %6ld  %7ld  %s / %s / %s", r->baseline_us, r->best_us, speedup,
+                r->trials, r->verify_failures, r->aborted, r->kernel, r->signature, r->config);
+        if (csv)
+            fprintf(csv, "\"%s\",\"%s\",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.2f,\"%s\"\n", r->kernel,
+                    r->signature, r->baseline_us, r->best_us, speedup, r->trials, r->invalid, r->verify_failures,
+                    r->aborted, (unsigned long long)r->space, r->strategy, r->seconds, r->config);
+    }
+    if (csv)
+        fclose(csv);
+}

@@ -1,0 +1,216 @@
+/* snapshot.c: what a launch may write, saved and restored around trials.
+ *
+ * A trial runs a candidate on the application's own buffers, so before the
+ * first one the shim saves every buffer the launch can reach, restores it
+ * before each candidate and once more before the launch that counts, and
+ * keeps the original's output as the reference each candidate must match.
+ * The copies take spare device memory when there is plenty (a margin is
+ * always left for the application, whose own allocations must never fail
+ * for a snapshot), else pinned host memory mapped for the GPU, else the
+ * launch is not tuned.  Comparisons run on the GPU (devkernels.cu). */
+#include "snapshot.h"
+#include "state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const unsigned char gt_devkernels_ptx[];
+
+/* Device memory a snapshot leaves free: an eighth of the device, at least 1 GiB. */
+#define MARGIN(total) ((total) / 8 > ((size_t)1 << 30) ? (total) / 8 : ((size_t)1 << 30))
+
+#define ALIGN(x) (((x) + 255) & ~(size_t)255)
+
+/* Adds [base, base+size), merging it with buffers it overlaps. */
+int gt_snapshot_add(struct gt_snapshot *s, CUdeviceptr base, size_t size)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct gt_buffer *b = &s->v[i];
+        if (base < b->base + b->size && b->base < base + size) {
+            CUdeviceptr lo = base < b->base ? base : b->base;
+            CUdeviceptr hi = base + size > b->base + b->size ? base + size : b->base + b->size;
+            s->bytes += (hi - lo) - b->size;
+            b->base = lo;
+            b->size = hi - lo;
+            return 0;
+        }
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 8;
+        struct gt_buffer *v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (struct gt_buffer){.base = base, .size = size};
+    s->bytes += size;
+    return 0;
+}
+
+/* Room for a saved copy and a reference of every buffer. */
+int gt_snapshot_alloc(struct gt_snapshot *s, char *err, size_t errlen)
+{
+    size_t need = 0, free_b = 0, total = 0;
+    for (int i = 0; i < s->n; i++)
+        need += 2 * ALIGN(s->v[i].size);
+    if (need == 0)
+        return 0;
+    CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (gt.drv.cuMemGetInfo_v2(&free_b, &total) == CUDA_SUCCESS && free_b > need + MARGIN(total))
+        r = gt.drv.cuMemAlloc_v2(&s->dev, need);
+    if (r != CUDA_SUCCESS) {
+        s->dev = 0;
+        r = gt.drv.cuMemHostAlloc(&s->host, need, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+        if (r == CUDA_SUCCESS && gt.drv.cuMemHostGetDevicePointer_v2(&s->dev, s->host, 0) != CUDA_SUCCESS) {
+            gt.drv.cuMemFreeHost(s->host);
+            s->host = NULL;
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        s->on_host = r == CUDA_SUCCESS;
+    }
+    if (r != CUDA_SUCCESS) {
+        snprintf(err, errlen, "a snapshot of %.1f MiB fits neither in spare device memory (%.1f MiB free) nor in "
+                 "pinned host memory", need / 1048576.0, free_b / 1048576.0);
+        return -1;
+    }
+    CUdeviceptr at = s->dev;
+    for (int i = 0; i < s->n; i++) {
+        s->v[i].save = at;
+        s->v[i].ref = at + ALIGN(s->v[i].size);
+        at += 2 * ALIGN(s->v[i].size);
+    }
+    return 0;
+}
+
+CUresult gt_snapshot_copy(const struct gt_snapshot *s, int what, CUstream stream)
+{
+    CUresult r = CUDA_SUCCESS;
+    for (int i = 0; i < s->n && r == CUDA_SUCCESS; i++) {
+        const struct gt_buffer *b = &s->v[i];
+        CUdeviceptr dst = what == GT_SNAP_SAVE ? b->save : what == GT_SNAP_RESTORE ? b->base : b->ref;
+        CUdeviceptr src = what == GT_SNAP_RESTORE ? b->save : b->base;
+        r = gt.drv.cuMemcpyDtoDAsync_v2(dst, src, b->size, stream);
+    }
+    return r;
+}
+
+/* The comparison kernels, loaded once per context. */
+struct devk {
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction fn[5];
+    CUdeviceptr result; /* first index, count */
+    struct devk *next;
+};
+
+static struct devk *devk_list;
+static pthread_mutex_t devk_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const devk_names[] = {"gt_compare_bits", "gt_compare_f32", "gt_compare_f64", "gt_compare_f16",
+                                         "gt_compare_bf16"};
+
+static struct devk *devk_get(char *err, size_t errlen)
+{
+    CUcontext ctx = NULL;
+    gt.drv.cuCtxGetCurrent(&ctx);
+    pthread_mutex_lock(&devk_lock);
+    struct devk *d = devk_list;
+    while (d && d->ctx != ctx)
+        d = d->next;
+    if (!d && (d = calloc(1, sizeof *d)) != NULL) {
+        d->ctx = ctx;
+        CUresult r = gt.drv.cuModuleLoadData(&d->mod, gt_devkernels_ptx);
+        for (int i = 0; i < 5 && r == CUDA_SUCCESS; i++)
+            r = gt.drv.cuModuleGetFunction(&d->fn[i], d->mod, devk_names[i]);
+        if (r == CUDA_SUCCESS)
+            r = gt.drv.cuMemAlloc_v2(&d->result, 2 * sizeof(unsigned long long));
+        if (r != CUDA_SUCCESS) {
+            snprintf(err, errlen, "cannot load the comparison kernels: %s", gt_cu_error(r));
+            if (d->mod)
+                gt.drv.cuModuleUnload(d->mod);
+            free(d);
+            d = NULL;
+        } else {
+            d->next = devk_list;
+            devk_list = d;
+        }
+    }
+    pthread_mutex_unlock(&devk_lock);
+    return d;
+}
+
+static const size_t elem_size[] = {8, 4, 8, 2, 2};
+
+/* Compares one buffer with its reference; 0 with the result in *first and
+ * *count (first == ~0 when equal). */
+static CUresult compare_one(struct devk *d, const struct gt_buffer *b, enum gt_compare how, double abs_tol,
+                            double rel_tol, CUstream stream, unsigned long long out[2])
+{
+    size_t es = elem_size[how];
+    unsigned long long n = b->size / es;
+    unsigned long long init[2] = {~0ull, 0};
+    CUresult r = gt.drv.cuMemsetD8_v2(d->result, 0xff, sizeof(unsigned long long));
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuMemsetD8_v2(d->result + 8, 0, sizeof(unsigned long long));
+    CUdeviceptr a = b->base, ref = b->ref, first = d->result, count = d->result + 8;
+    void *bits_args[] = {&a, &ref, &n, &first, &count};
+    void *tol_args[] = {&a, &ref, &n, &abs_tol, &rel_tol, &first, &count};
+    unsigned grid = (unsigned)((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
+    if (r == CUDA_SUCCESS && n)
+        r = gt.drv.cuLaunchKernel(d->fn[how], grid, 1, 1, 256, 1, 1, 0, stream,
+                                  how == GT_COMPARE_BITS ? bits_args : tol_args, NULL);
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamSynchronize(stream);
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuMemcpyDtoH_v2(init, d->result, sizeof init);
+    /* The tail that is no whole element is compared byte by byte. */
+    size_t tail = b->size - n * es;
+    unsigned char x[8], y[8];
+    if (r == CUDA_SUCCESS && tail && (r = gt.drv.cuMemcpyDtoH_v2(x, b->base + n * es, tail)) == CUDA_SUCCESS &&
+        (r = gt.drv.cuMemcpyDtoH_v2(y, b->ref + n * es, tail)) == CUDA_SUCCESS && memcmp(x, y, tail) != 0) {
+        init[0] = init[0] == ~0ull ? n : init[0];
+        init[1]++;
+    }
+    out[0] = init[0];
+    out[1] = init[1];
+    return r;
+}
+
+/* Compares every buffer with its reference (the caller has synchronized
+ * the work that wrote them).  Returns 0 with d->buffer == -1 when all
+ * match; 0 with the first difference otherwise; -1 if comparing failed. */
+int gt_snapshot_compare(const struct gt_snapshot *s, enum gt_compare how, double abs_tol, double rel_tol,
+                        CUstream stream, struct gt_diff *d, char *err, size_t errlen)
+{
+    d->buffer = -1;
+    d->index = d->count = 0;
+    struct devk *k = s->n ? devk_get(err, errlen) : NULL;
+    if (s->n && !k)
+        return -1;
+    for (int i = 0; i < s->n && d->buffer < 0; i++) {
+        unsigned long long out[2];
+        CUresult r = compare_one(k, &s->v[i], how, abs_tol, rel_tol, stream, out);
+        if (r != CUDA_SUCCESS) {
+            snprintf(err, errlen, "comparing outputs failed: %s", gt_cu_error(r));
+            return -1;
+        }
+        if (out[1]) {
+            d->buffer = i;
+            d->index = out[0];
+            d->count = out[1];
+        }
+    }
+    return 0;
+}
+
+void gt_snapshot_free(struct gt_snapshot *s)
+{
+    if (s->on_host && s->host)
+        gt.drv.cuMemFreeHost(s->host);
+    else if (s->dev)
+        gt.drv.cuMemFree_v2(s->dev);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Tune mode on the CPU, against the stand-in driver: trial sessions run
+# (nothing is really computed, every trial takes as long), results go to
+# the cache file and the report, launches from other threads wait for
+# sessions, and every failure of the cache file leaves the application's
+# run intact.  The GPU tests check what the trials find on a real device.
+. "$(dirname "$0")/lib.sh"
+
+H="$GT_BUILD/tests/helpers"
+FAKE="$GT_BUILD/tests/fakecuda"
+export GPUTUNE_CACHE_DIR="$TMP/cache"
+
+# minirt under the shim in mode $1, log in $TMP/$2.log, minirt's arguments after.
+minirt() {
+    mode=$1 log=$2
+    shift 2
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$mode GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/$log.log" shim "$H/minirt" "$@"
+}
+
+plain=$(LD_LIBRARY_PATH="$FAKE" "$H/minirt" --threads 3)
+is "$(GPUTUNE_REPORT="$TMP/report.csv" minirt tune tune --threads 3)" "$plain" "tune mode: the application's output is unchanged"
+is "$(grep -c ' tuned in ' "$TMP/tune.log")" 7 "every launch signature is tuned once"
+is "$(table_field "$TMP/tune.log" 1 "saxpy(")" 3120 "every launch still counted, from 3 threads waiting for sessions"
+check "a launch the application gets wrong is not tuned, quietly" sh -c "! grep -q 'block=4096.*not tuned' '$TMP/tune.log'"
+check "the exit report lists the tuned kernels" grep -q 'baseline .* best .* speedup .* trials' "$TMP/tune.log"
+is "$(tail -n +2 "$TMP/report.csv" | wc -l | tr -d ' ')" 7 "GPUTUNE_REPORT: one CSV row per tuned signature"
+check "with the columns it promises" grep -q '^kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,strategy,seconds,configuration$' "$TMP/report.csv"
+cache=$(ls "$TMP"/cache/minirt-*.ini)
+is "$(grep -c '^\[entry ' "$cache")" 7 "the cache file holds an entry per signature"
+check "each says what won, against what, how" sh -c "grep -q '^baseline_us = ' '$cache' && grep -q '^strategy = ' '$cache' && grep -q '^space = 420' '$cache'"
+
+is "$(minirt run run)" "minirt: done" "run mode after tuning"
+check "it tunes nothing" sh -c "! grep -q ' tuned in ' '$TMP/run.log'"
+is "$(minirt tune again)" "minirt: done" "tune mode again"
+check "tunes nothing the cache already holds" sh -c "! grep -q ' tuned in ' '$TMP/again.log'"
+minirt retune retune --threads 3 >/dev/null
+is "$(grep -c ' tuned in ' "$TMP/retune.log")" 7 "retune mode tunes everything again"
+
+echo "this is not a cache file" >"$cache"
+is "$(minirt run corrupt)" "minirt: done" "a damaged cache file does not stop the application"
+check "it is reported" grep -q "minirt-.*\.ini: line 1 is not key = value; tuned configurations from it are not used" "$TMP/corrupt.log"
+minirt tune rewrite >/dev/null
+check "tuning again puts it aside and writes a sound one" sh -c "test -e '$cache.bad' && grep -q '^format = 1' '$cache'"
+
+# A cache directory that cannot exist (below a plain file, which stops root too).
+: >"$TMP/plainfile"
+out=$(GPUTUNE_CACHE_DIR="$TMP/plainfile/cache" minirt tune readonly)
+is "$out" "minirt: done" "a cache directory that cannot be made does not stop the application"
+check "and is reported" grep -q "cannot create cache directory $TMP/plainfile" "$TMP/readonly.log"
+check "as is the result it could not keep" grep -q "the tuning result is not kept" "$TMP/readonly.log"
+
+# Eight processes tuning into one cache file at once.
+rm -rf "$TMP/cache"
+for i in 1 2 3 4 5 6 7 8; do
+    minirt tune "p$i" --threads 3 >/dev/null &
+done
+wait
+cache=$(ls "$TMP"/cache/minirt-*.ini)
+is "$(grep -c '^\[entry ' "$cache")" 7 "eight processes at once: one entry per signature, none lost"
+is "$(minirt run after8)" "minirt: done" "and the file they wrote reads back"
+check "without complaint" sh -c "! grep -q 'not used\|warn' '$TMP/after8.log'"
+
+done_testing
