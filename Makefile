@@ -33,12 +33,14 @@ SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shi
 UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
              $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
-             $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min
+             $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
+             $(BUILD)/tests/helpers/faulty_app
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
              $(BUILD)/examples/threads_app
-BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx
+BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx \
+             $(BUILD)/bench/snapshot_app
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -81,6 +83,10 @@ $(BUILD)/tests/helpers/minirt: tests/helpers/minirt.c
 $(BUILD)/tests/helpers/nvrtc_min: tests/helpers/nvrtc_min.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
+
+$(BUILD)/tests/helpers/faulty_app: tests/fixtures/faulty_app.cu tests/fixtures/faulty_kernel.cuh examples/common.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@
 
 $(BUILD)/tests/helpers/gpu_probe: tests/helpers/gpu_probe.c
 	@mkdir -p $(dir $@)
@@ -130,6 +136,10 @@ $(BUILD)/bench/empty_launches: bench/empty_launches.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
 
+$(BUILD)/bench/snapshot_app: bench/snapshot_app.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
+
 $(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
@@ -153,6 +163,7 @@ demo: all
 bench: all
 	bench/launch_overhead
 	$(BUILD)/bench/compile kernels/transpose.cu $(BUILD)/bench/transpose.ptx
+	bench/snapshot
 
 clean:
 	rm -rf build build-asan

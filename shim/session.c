@@ -529,11 +529,22 @@ static int prepare(struct session *s, char *why, size_t len)
     collect(s);
     if (gt_snapshot_alloc(&s->snap, why, len) != 0)
         return -1;
+    double t0 = now();
     if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_SAVE, s->stream)) != CUDA_SUCCESS ||
         (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
         snprintf(why, len, "saving its buffers failed: %s", gt_cu_error(r));
         return -1;
     }
+    double t1 = now();
+    if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, s->stream)) != CUDA_SUCCESS ||
+        (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
+        snprintf(why, len, "restoring its buffers failed: %s", gt_cu_error(r));
+        return -1;
+    }
+    double t2 = now();
+    gt_debug("kernel %s: snapshot of %d buffers, %.1f MiB in %s memory: saved at %.1f GB/s, restored at %.1f GB/s",
+             s->p->shown, s->snap.n, s->snap.bytes / 1048576.0, s->snap.on_host ? "pinned host" : "device",
+             s->snap.bytes / (t1 - t0) / 1e9, s->snap.bytes / (t2 - t1) / 1e9);
     if (gt_timer_begin(&s->timer, s->p->k->name) != 0) {
         snprintf(why, len, "cannot time trials");
         return -1;
