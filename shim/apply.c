@@ -278,8 +278,12 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
         return 0;
     pthread_mutex_lock(&p->lock);
     struct gt_choice *ch = gt_plan_find(p, sig);
-    int tune = !ch && p->tune && !gt_plan_is_done(p, sig);
-    if (!ch && !tune && p->ncached && !gt_plan_is_done(p, sig)) {
+    /* A session synchronizes the context, which would break another
+     * thread's stream capture: while one is on, tuning waits. */
+    int tune = !ch && p->tune && !gt_plan_is_done(p, sig) && atomic_load(&gt.cap.active) == 0;
+    if (tune)
+        gt_plan_mark_done(p, sig); /* one session per signature, whichever thread starts it */
+    else if (!ch && p->ncached && !gt_plan_is_done(p, sig)) {
         ch = nearest(p, sig, signature);
         if (!ch)
             gt_plan_mark_done(p, sig);

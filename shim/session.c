@@ -76,9 +76,13 @@ void gt_session_leave(void)
     atomic_fetch_sub(&ser.inflight, 1);
 }
 
+/* Called from within a launch (counted in flight): it stops counting while
+ * it waits for another session, which would otherwise wait for it. */
 static void begin_exclusive(void)
 {
+    atomic_fetch_sub(&ser.inflight, 1);
     pthread_mutex_lock(&ser.lock);
+    atomic_fetch_add(&ser.inflight, 1);
     ser.owner = pthread_self();
     atomic_store(&ser.tuning, 1);
     while (atomic_load(&ser.inflight) > 1) /* the caller's own launch is in flight */
@@ -559,8 +563,9 @@ static uint64_t seed_for(const char *kernel, const char *signature)
     return seed ^ gt_hash64(kernel, strlen(kernel)) ^ gt_hash64(signature, strlen(signature));
 }
 
-/* Tunes the launch's kernel at its signature, then runs the launch with the
- * winner.  Returns 1 with the launch's result in *r when it ran the
+/* Tunes the launch's kernel at its signature (the caller has marked it
+ * done, so no other thread starts the same session), then runs the launch
+ * with the winner.  Returns 1 with the launch's result in *r when it ran the
  * launch, 0 when the caller must launch the original (nothing beat it, or
  * the session could not run: the buffers are then as the application left
  * them). */
@@ -574,9 +579,6 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
     begin_exclusive();
-    pthread_mutex_lock(&p->lock);
-    gt_plan_mark_done(p, sig);
-    pthread_mutex_unlock(&p->lock);
     int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
     if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
