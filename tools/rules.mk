@@ -5,23 +5,18 @@
 #                               for FUZZ_SECONDS (default 60) on seeds compiled with nvcc
 #   make bench-inspect          times gputune inspect against cuobjdump (bench/inspect)
 
-# What code using the device-code parsers (decompress, cubin, devcode) links with.
-DEVCODE_LIBS := -lelf -llz4 -lzstd -lpthread
-
 TOOL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*.c))
 
 all: $(BUILD)/gputune
 
 $(BUILD)/gputune: $(TOOL_OBJ) $(BUILD)/libgtcore.a
-	$(CC) $(SAN) -o $@ $(TOOL_OBJ) $(BUILD)/libgtcore.a $(DEVCODE_LIBS) -ldl
+	$(CC) $(SAN) -o $@ $(TOOL_OBJ) $(BUILD)/libgtcore.a $(CORE_LIBS)
 
-# The parsers' unit tests link the compression libraries and libelf too.
+# The parsers' unit tests share the fixture helpers.
 DEVCODE_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/test_fatbin.c tests/test_cubin.c \
                  tests/test_ptx.c tests/test_elfscan.c tests/test_imageptx.c tests/test_robust.c))
 
-$(DEVCODE_TESTS): $(BUILD)/tests/%.t: tests/%.c tests/tap.h tests/fixtures.h $(BUILD)/libgtcore.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $< -o $@ $(BUILD)/libgtcore.a $(DEVCODE_LIBS) -ldl
+$(DEVCODE_TESTS): tests/fixtures.h
 
 -include $(wildcard $(BUILD)/tools/*.d)
 
@@ -38,7 +33,7 @@ FUZZ_TARGETS := $(patsubst fuzz/%.c,$(FUZZ_DIR)/%,$(FUZZ_SRC))
 
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_CORE) $(wildcard shim/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_CORE) -o $@ $(DEVCODE_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_CORE) -o $@ $(CORE_LIBS)
 
 fuzz-build: $(FUZZ_TARGETS)
 
