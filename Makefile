@@ -3,7 +3,7 @@
 #   make              build everything under build/
 #   make test         build, then run every test through prove
 #   make check        run the tests of an existing build (no compiler needed)
-#   make demo         run an example application under the shim
+#   make demo         tune an example application, then run it with what tuning found
 #   make SANITIZE=1 test   the same under AddressSanitizer and UBSan, in build-asan/
 
 CUDA_HOME ?= /usr/local/cuda
@@ -157,8 +157,13 @@ check:
 test: all
 	prove --exec '' tests/*.t $(BUILD)/tests/*.t
 
+DEMO_ENV := GPUTUNE_LOG=info GPUTUNE_CACHE_DIR=$(abspath $(BUILD))/demo-cache \
+            GPUTUNE_POLICY=$(abspath tests/fixtures/examples.ini)
+
 demo: all
-	GPUTUNE_LOG=info LD_PRELOAD=$(abspath $(BUILD))/libgputune.so $(BUILD)/examples/runtime_app
+	rm -rf $(BUILD)/demo-cache
+	$(DEMO_ENV) $(BUILD)/gputune tune $(BUILD)/examples/runtime_app
+	$(DEMO_ENV) $(BUILD)/gputune run $(BUILD)/examples/runtime_app
 
 bench: all
 	bench/launch_overhead
