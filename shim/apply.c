@@ -174,8 +174,11 @@ static void take_cached(struct gt_apply *a, struct gt_plan *p)
             gt_plan_mark_done(p, sig); /* tuned, and nothing beat the original */
         else
             ch = gt_plan_choose(p, sig, e->signature, cfg, "the cache");
-        if (ch)
+        if (ch) {
             snprintf(ch->cubin, sizeof ch->cubin, "%s", e->cubin ? e->cubin : "");
+            ch->time_us = e->time_us;
+            ch->baseline_us = e->baseline_us;
+        }
         free(cfg);
     }
 }

@@ -438,6 +438,10 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
     if (!v && !ch->failed && (v = calloc(1, sizeof *v)) != NULL) {
         memcpy(v->block, block, sizeof block);
         if (load_choice(p, ch, hd, g->block, v, err, sizeof err) == 0) {
+            if (!ch->variants && ch->time_us > 0)
+                gt_info("kernel %s: launch %s runs '%s' from %s (%.2f us against %.2f us, %.2fx when tuned)",
+                        p->shown, ch->signature, ch->config, ch->why, ch->time_us, ch->baseline_us,
+                        ch->baseline_us / ch->time_us);
             v->next = ch->variants;
             ch->variants = v;
         } else {

@@ -21,6 +21,7 @@ struct gt_choice {
     char config[512];       /* as written */
     char cubin[40];         /* store key of its cubin, "" if unknown */
     const char *why;        /* GPUTUNE_FORCE, the cache, ... */
+    double time_us, baseline_us; /* as tuned, 0 if unknown */
     int failed;             /* given up: the original runs */
     struct gt_variant *variants; /* per context and block */
     struct gt_choice *next;
