@@ -294,22 +294,5 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     pthread_mutex_unlock(&p->lock);
     if (tune)
         return gt_session_tune(p, hd, c, sig, signature, r);
-    if (!ch || ch->failed)
-        return 0;
-    struct gt_geom g;
-    char err[512];
-    if (gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0) {
-        gt_debug("kernel %s: %s; this launch runs the original", p->shown, err);
-        return 0;
-    }
-    struct gt_variant *v = gt_plan_variant(p, ch, hd, &g);
-    if (!v)
-        return 0;
-    int per_thread = gt_call_per_thread(c);
-    gt_variant_mirror(v, c->s, per_thread, 0);
-    *r = gt_call_launch(c, v->fn, &g);
-    gt_variant_mirror(v, c->s, per_thread, 1);
-    if (*r == CUDA_SUCCESS)
-        gt_reg_note_launch(hd, &c->g, c->entry, GT_LAUNCH_APPLIED);
-    return 1;
+    return ch && !ch->failed ? gt_plan_run(p, ch, hd, c, r) : 0;
 }

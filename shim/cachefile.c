@@ -15,6 +15,7 @@
  * reported and ignored; the next write keeps it aside as FILE.bad.  A file
  * another user could write is refused. */
 #include "cachefile.h"
+#include "errmsg.h"
 #include "hash.h"
 #include "store.h"
 
@@ -23,22 +24,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* root/NAME-HASH.ini for the binary at `binary`. */
 int gt_cache_file(const char *root, const char *binary, char *out, size_t cap)
@@ -230,14 +221,14 @@ static int parse(struct gt_cachefile *c, char *text, const char *path, char *err
             continue;
         if (*s == '[') {
             if (in_entry && (!complete(&e) || add_entry(c, &e) != 0))
-                rc = fail(err, errlen, "%s: entry before line %d is incomplete", path, line);
+                rc = gt_errf(err, errlen, "%s: entry before line %d is incomplete", path, line);
             gt_centry_clear(&e);
             in_entry = strncmp(s, "[entry", 6) == 0;
             continue;
         }
         char *eq = strchr(s, '=');
         if (!eq) {
-            rc = fail(err, errlen, "%s: line %d is not key = value", path, line);
+            rc = gt_errf(err, errlen, "%s: line %d is not key = value", path, line);
             break;
         }
         *eq = '\0';
@@ -245,13 +236,13 @@ static int parse(struct gt_cachefile *c, char *text, const char *path, char *err
         if (!in_entry && !strcmp(key, "format"))
             format = atoi(val);
         else if (in_entry && set_field(&e, key, val) != 0)
-            rc = fail(err, errlen, "%s: line %d: bad %s", path, line, key);
+            rc = gt_errf(err, errlen, "%s: line %d: bad %s", path, line, key);
     }
     if (rc == 0 && in_entry && (!complete(&e) || add_entry(c, &e) != 0))
-        rc = fail(err, errlen, "%s: its last entry is incomplete", path);
+        rc = gt_errf(err, errlen, "%s: its last entry is incomplete", path);
     gt_centry_clear(&e);
     if (rc == 0 && format != GPUTUNE_CACHE_FORMAT)
-        rc = fail(err, errlen, "%s has format %d, this libgputune reads format %d", path, format,
+        rc = gt_errf(err, errlen, "%s has format %d, this libgputune reads format %d", path, format,
                   GPUTUNE_CACHE_FORMAT);
     return rc;
 }
@@ -261,9 +252,9 @@ static int check_private(int fd, const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return fail(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+        return gt_errf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
     if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-        return fail(err, errlen, "cache file %s is writable by other users; not using it", path);
+        return gt_errf(err, errlen, "cache file %s is writable by other users; not using it", path);
     return 0;
 }
 
@@ -295,12 +286,12 @@ int gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t er
     c->n = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT ? 0 : fail(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return errno == ENOENT ? 0 : gt_errf(err, errlen, "cannot read %s: %s", path, strerror(errno));
     size_t size;
     char *text = check_private(fd, path, err, errlen) == 0 ? read_all(fd, &size) : NULL;
     close(fd);
     if (!text)
-        return err[0] ? -1 : fail(err, errlen, "cannot read %s", path);
+        return err[0] ? -1 : gt_errf(err, errlen, "cannot read %s", path);
     int rc = parse(c, text, path, err, errlen);
     free(text);
     if (rc != 0)
@@ -332,7 +323,7 @@ static int write_file(const char *path, const char *binary, const struct gt_cach
     if (!f) {
         if (fd >= 0)
             close(fd);
-        return fail(err, errlen, "cannot write next to %s: %s", path, strerror(errno));
+        return gt_errf(err, errlen, "cannot write next to %s: %s", path, strerror(errno));
     }
     fprintf(f, "; libgputune: tuned kernel configurations for %s\n; run mode applies them; delete an entry to tune it "
                "again\n[gputune]\nformat = %d\nbinary = %s\n",
@@ -342,7 +333,7 @@ static int write_file(const char *path, const char *binary, const struct gt_cach
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
         unlink(tmp);
-        return fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return gt_errf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     }
     return 0;
 }
@@ -355,10 +346,10 @@ int gt_cache_save(const char *path, const char *binary, const struct gt_centry *
     snprintf(lockpath, sizeof lockpath, "%s.lock", path);
     int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lock < 0)
-        return fail(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+        return gt_errf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
     if (flock(lock, LOCK_EX) != 0) {
         close(lock);
-        return fail(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+        return gt_errf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
     }
     struct gt_cachefile c;
     char why[512] = "";
@@ -379,9 +370,9 @@ int gt_cache_save(const char *path, const char *binary, const struct gt_centry *
         }
     }
     if (rc != 0)
-        fail(err, errlen, "out of memory writing %s", path);
+        gt_errf(err, errlen, "out of memory writing %s", path);
     else if (strstr(why, "writable by other users"))
-        rc = fail(err, errlen, "%s", why);
+        rc = gt_errf(err, errlen, "%s", why);
     else
         rc = write_file(path, binary, &c, err, errlen);
     gt_cache_clear(&c);

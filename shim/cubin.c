@@ -13,6 +13,7 @@
  * Parsing goes through libelf on the caller's bytes, which it never writes
  * for a little-endian 64-bit ELF, the only kind accepted here. */
 #include "cubin.h"
+#include "errmsg.h"
 #include "arena.h"
 
 #include <gelf.h>
@@ -86,7 +87,7 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *P, const ch
     P->failed = 1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(P->err, P->errlen, fmt, ap);
+    gt_verrf(P->err, P->errlen, fmt, ap);
     va_end(ap);
     return -1;
 }

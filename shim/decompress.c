@@ -7,24 +7,15 @@
  * from the input before anything is allocated, so a forged header cannot
  * make a small input claim gigabytes. */
 #include "decompress.h"
+#include "errmsg.h"
 
 #include <lz4.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <zstd.h>
 
 #define LZ4_MAX_RATIO 256   /* an LZ4 block cannot expand more than ~255 times */
 #define ZSTD_MAX_RATIO 4096 /* beyond what cubins and PTX reach; guards forged sizes */
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int plausible(size_t in, size_t out, size_t ratio)
 {
@@ -67,17 +58,17 @@ int gt_decompress_entry(const struct gt_fatbin_entry *e, const unsigned char **o
         return 0;
     }
     if (lz4 && zstd)
-        return fail(err, errlen, "entry claims both LZ4 and ZSTD compression");
+        return gt_errf(err, errlen, "entry claims both LZ4 and ZSTD compression");
     size_t in = e->compressed_size, n = e->uncompressed_size;
     if (!plausible(in, n, lz4 ? LZ4_MAX_RATIO : ZSTD_MAX_RATIO))
-        return fail(err, errlen, "implausible sizes: %zu bytes said to inflate to %zu", in, n);
+        return gt_errf(err, errlen, "implausible sizes: %zu bytes said to inflate to %zu", in, n);
     unsigned char *buf = malloc(n + 1);
     if (!buf)
-        return fail(err, errlen, "out of memory inflating %zu bytes", n);
+        return gt_errf(err, errlen, "out of memory inflating %zu bytes", n);
     int r = lz4 ? inflate_lz4(e->data, in, buf, n) : inflate_zstd(e->data, in, buf, n);
     if (r != 0) {
         free(buf);
-        return fail(err, errlen, "corrupt %s stream", lz4 ? "LZ4" : "ZSTD");
+        return gt_errf(err, errlen, "corrupt %s stream", lz4 ? "LZ4" : "ZSTD");
     }
     buf[n] = '\0';
     *out = *owned = buf;

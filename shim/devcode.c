@@ -7,25 +7,16 @@
  * is separate so that a caller can spread the expensive part over threads:
  * decoding distinct entries concurrently is safe. */
 #include "devcode.h"
+#include "errmsg.h"
 #include "decompress.h"
 #include "elfscan.h"
 
 #include <elf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PTX_SNIFF 4096
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Text whose opening stretch is printable and declares a PTX version or target. */
 int gt_devcode_looks_like_ptx(const unsigned char *data, size_t size)
@@ -64,7 +55,7 @@ static int from_scan(struct gt_devcode *dc, const unsigned char *data, const str
     size_t total = 0;
     dc->containers = calloc(s->n ? s->n : 1, sizeof *dc->containers);
     if (!dc->containers)
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     for (size_t i = 0; i < s->n; i++) {
         struct gt_devcode_container *c = &dc->containers[i];
         c->data = data + s->fatbins[i].offset;
@@ -74,13 +65,13 @@ static int from_scan(struct gt_devcode *dc, const unsigned char *data, const str
         memcpy(c->section, s->fatbins[i].section, sizeof c->section);
         c->first = total;
         if (count_entries(c->data, c->size, &c->count) != 0)
-            return fail(err, errlen, "damaged fatbin at offset %zu", c->offset);
+            return gt_errf(err, errlen, "damaged fatbin at offset %zu", c->offset);
         total += c->count;
     }
     dc->ncontainers = s->n;
     dc->entries = calloc(total ? total : 1, sizeof *dc->entries);
     if (!dc->entries)
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     for (size_t i = 0; i < s->n; i++) {
         const struct gt_devcode_container *c = &dc->containers[i];
         size_t off = 0;
@@ -88,7 +79,7 @@ static int from_scan(struct gt_devcode *dc, const unsigned char *data, const str
             struct gt_devcode_entry *e = &dc->entries[c->first + j];
             e->container = i;
             if (gt_fatbin_next(c->data, c->size, &off, &e->fe) != 1)
-                return fail(err, errlen, "damaged fatbin at offset %zu", c->offset);
+                return gt_errf(err, errlen, "damaged fatbin at offset %zu", c->offset);
         }
     }
     dc->nentries = total;
@@ -108,7 +99,7 @@ static int scanned(struct gt_devcode *dc, const unsigned char *data, size_t size
     r = from_scan(dc, data, &s, err, errlen);
     gt_elfscan_free(&s);
     if (r == 0 && dc->ncontainers == 0)
-        r = fail(err, errlen, "no CUDA device code (no fatbin found)");
+        r = gt_errf(err, errlen, "no CUDA device code (no fatbin found)");
     return r;
 }
 
@@ -119,7 +110,7 @@ static int bare(struct gt_devcode *dc, const unsigned char *data, size_t size, i
     dc->containers = calloc(1, sizeof *dc->containers);
     dc->entries = calloc(1, sizeof *dc->entries);
     if (!dc->containers || !dc->entries)
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     dc->ncontainers = dc->nentries = 1;
     dc->containers[0] = (struct gt_devcode_container){.data = data, .size = size, .count = 1};
     struct gt_fatbin_entry *fe = &dc->entries[0].fe;
@@ -128,7 +119,7 @@ static int bare(struct gt_devcode *dc, const unsigned char *data, size_t size, i
     fe->size = size;
     if (kind == GT_FATBIN_ELF) {
         if (gt_cubin_arch(data, size, &fe->arch) != 0)
-            return fail(err, errlen, "not a 64-bit little-endian cubin");
+            return gt_errf(err, errlen, "not a 64-bit little-endian cubin");
     } else {
         gt_ptx_header((const char *)data, size, &fe->version, &fe->arch, &fe->suffix);
     }
@@ -148,14 +139,14 @@ int gt_devcode_open(const unsigned char *data, size_t size, struct gt_devcode *d
         dc->format = GT_DC_FATBIN;
         r = scanned(dc, data, size, 0, err, errlen);
         if (r == 0 && dc->containers[0].offset != 0)
-            r = fail(err, errlen, "damaged fatbin");
+            r = gt_errf(err, errlen, "damaged fatbin");
     } else if (size >= 20 && memcmp(data, ELFMAG, SELFMAG) == 0 && data[18] == GT_EM_CUDA && data[19] == 0) {
         dc->format = GT_DC_CUBIN;
         r = bare(dc, data, size, GT_FATBIN_ELF, err, errlen);
     } else if (size >= SELFMAG && memcmp(data, ELFMAG, SELFMAG) == 0) {
         dc->format = GT_DC_HOST_ELF;
         r = gt_elfscan_is_host_elf(data, size) ? scanned(dc, data, size, 1, err, errlen)
-                                               : fail(err, errlen, "not a 64-bit little-endian ELF file");
+                                               : gt_errf(err, errlen, "not a 64-bit little-endian ELF file");
     } else if (size >= 8 && memcmp(data, "!<arch>\n", 8) == 0) {
         dc->format = GT_DC_ARCHIVE;
         r = scanned(dc, data, size, 0, err, errlen);
@@ -163,7 +154,7 @@ int gt_devcode_open(const unsigned char *data, size_t size, struct gt_devcode *d
         dc->format = GT_DC_PTX;
         r = bare(dc, data, size, GT_FATBIN_PTX, err, errlen);
     } else {
-        r = fail(err, errlen, "not CUDA device code: no fatbin, cubin, PTX or ELF file");
+        r = gt_errf(err, errlen, "not CUDA device code: no fatbin, cubin, PTX or ELF file");
     }
     if (r != 0)
         gt_devcode_free(dc);

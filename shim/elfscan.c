@@ -11,10 +11,10 @@
  * The section headers are read by hand, bounded by the file size, so that
  * a damaged file yields an error instead of a wild read. */
 #include "elfscan.h"
+#include "errmsg.h"
 #include "fatbin.h"
 
 #include <elf.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +22,6 @@
 
 #define WRAPPER_SIZE 24
 #define MAX_SECTIONS 65536
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -109,10 +100,10 @@ static int read_sections(const unsigned char *file, size_t size, struct sections
         return 0;
     if (eh.e_shentsize != sizeof(Elf64_Shdr) || S->n > MAX_SECTIONS || eh.e_shoff > size ||
         S->n * sizeof(Elf64_Shdr) > size - eh.e_shoff)
-        return fail(err, errlen, "section headers lie outside the file");
+        return gt_errf(err, errlen, "section headers lie outside the file");
     S->sh = malloc(S->n * sizeof *S->sh);
     if (!S->sh)
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     memcpy(S->sh, file + eh.e_shoff, S->n * sizeof *S->sh);
     if (eh.e_shstrndx < S->n) {
         const Elf64_Shdr *st = &S->sh[eh.e_shstrndx];
@@ -221,7 +212,7 @@ int gt_elfscan(const unsigned char *file, size_t size, struct gt_elfscan *s, cha
 {
     memset(s, 0, sizeof *s);
     if (!gt_elfscan_is_host_elf(file, size))
-        return fail(err, errlen, "not a 64-bit little-endian ELF file");
+        return gt_errf(err, errlen, "not a 64-bit little-endian ELF file");
     Elf64_Ehdr eh;
     memcpy(&eh, file, sizeof eh);
     s->elf_type = eh.e_type;
@@ -231,7 +222,7 @@ int gt_elfscan(const unsigned char *file, size_t size, struct gt_elfscan *s, cha
     if (r == 0) {
         r = S.n ? scan_sections(file, size, &S, s) : scan_region(file, 0, size, "", s);
         if (r != 0)
-            fail(err, errlen, "out of memory");
+            gt_errf(err, errlen, "out of memory");
         else
             read_wrappers(file, size, &S, s);
     }
@@ -247,7 +238,7 @@ int gt_elfscan_raw(const unsigned char *data, size_t size, struct gt_elfscan *s,
     memset(s, 0, sizeof *s);
     if (scan_region(data, 0, size, "", s) != 0) {
         gt_elfscan_free(s);
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     }
     return 0;
 }

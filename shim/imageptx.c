@@ -10,26 +10,17 @@
  * per fatbin that has a fitting one, all needed together.  An image with
  * SASS only yields none. */
 #include "imageptx.h"
+#include "errmsg.h"
 #include "decompress.h"
 #include "fatbin.h"
 #include "ptx.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_FATBINS 4096
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Whether PTX for target `ptx_arch` (with its suffix) can be compiled for a
  * device of architecture `device_arch` (major * 10 + minor: 90, 103, 121). */
@@ -71,7 +62,7 @@ static int take_text(struct gt_image_ptx *p, const char *text, size_t size, char
     size_t n = strnlen(text, size);
     p->text = malloc(n + 1);
     if (!p->text)
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     memcpy(p->text, text, n);
     p->text[n] = '\0';
     p->size = n;
@@ -91,7 +82,7 @@ static int from_entry(struct gt_image_ptx *p, const struct gt_fatbin_entry *e, c
     if (r == 0 && e->options_size) {
         p->options = strndup(e->options, e->options_size);
         if (!p->options)
-            r = fail(err, errlen, "out of memory");
+            r = gt_errf(err, errlen, "out of memory");
     }
     if (r == 0 && !p->arch) {
         p->arch = e->arch;
@@ -130,7 +121,7 @@ static int from_fatbins(const struct gt_image *img, int device_arch, struct gt_i
 {
     const unsigned char **fbs = malloc(MAX_FATBINS * sizeof *fbs);
     size_t *sizes = malloc(MAX_FATBINS * sizeof *sizes);
-    int r = fbs && sizes ? 0 : fail(err, errlen, "out of memory");
+    int r = fbs && sizes ? 0 : gt_errf(err, errlen, "out of memory");
     size_t nfb = r == 0 ? image_fatbins(img, fbs, sizes) : 0;
     for (size_t i = 0; r == 0 && i < nfb; i++) {
         struct gt_fatbin_entry e;
@@ -163,7 +154,7 @@ int gt_image_ptx(const struct gt_image *img, int device_arch, struct gt_image_pt
     size_t cap = img->format == GT_FMT_WRAPPER ? MAX_FATBINS : 1;
     struct gt_image_ptx *p = calloc(cap, sizeof *p);
     if (!p)
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     int r;
     if (img->format == GT_FMT_PTX) {
         r = take_text(p, (const char *)img->bytes, img->size, err, errlen);

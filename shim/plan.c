@@ -454,3 +454,26 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
     pthread_mutex_unlock(&p->lock);
     return v;
 }
+
+/* Runs the launch with the choice's variant: its module variables mirrored
+ * in and out on the launch's stream.  Returns 1 with the launch's result in
+ * *r when it ran, 0 when the original must run instead. */
+int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r)
+{
+    struct gt_geom g;
+    char err[512];
+    if (gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0) {
+        gt_debug("kernel %s: %s; this launch runs the original", p->shown, err);
+        return 0;
+    }
+    struct gt_variant *v = gt_plan_variant(p, ch, hd, &g);
+    if (!v)
+        return 0;
+    int per_thread = gt_call_per_thread(c);
+    gt_variant_mirror(v, c->s, per_thread, 0);
+    *r = gt_call_launch(c, v->fn, &g);
+    gt_variant_mirror(v, c->s, per_thread, 1);
+    if (*r == CUDA_SUCCESS)
+        gt_reg_note_launch(hd, &c->g, c->entry, GT_LAUNCH_APPLIED);
+    return 1;
+}

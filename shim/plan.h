@@ -68,6 +68,7 @@ int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_
 void gt_plan_knobs(const struct gt_plan *p, const uint32_t *cfg, struct gt_knobs *knobs, int *rebuild);
 struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
                                    const struct gt_geom *g);
+int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 void gt_plan_mark_done(struct gt_plan *p, uint64_t sig);
 int gt_plan_is_done(const struct gt_plan *p, uint64_t sig);
 void gt_builder_open(void);

@@ -12,6 +12,7 @@
  * copied out, and anything not understood is skipped to the end of its
  * statement rather than guessed at. */
 #include "ptx.h"
+#include "errmsg.h"
 #include "arena.h"
 
 #include <stdarg.h>
@@ -103,7 +104,7 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *P, const ch
     P->failed = 1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(P->err, P->errlen, fmt, ap);
+    gt_verrf(P->err, P->errlen, fmt, ap);
     va_end(ap);
     return -1;
 }

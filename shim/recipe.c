@@ -11,6 +11,7 @@
  * variant is accepted only if the kernel it yields takes its parameters
  * exactly as the original does. */
 #include "recipe.h"
+#include "errmsg.h"
 #include "cubin.h"
 #include "image.h"
 #include "imageptx.h"
@@ -22,15 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static char *read_text(const char *path)
 {
@@ -92,7 +84,7 @@ int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *opti
     r->input = GT_JIT_SOURCE;
     r->arch = arch;
     if (!(r->text = read_text(path)))
-        return fail(err, errlen, "cannot read kernel source %s", path);
+        return gt_errf(err, errlen, "cannot read kernel source %s", path);
     const char *base = strrchr(path, '/');
     r->name = strdup(base ? base + 1 : path);
     r->kernel = strdup(kernel);
@@ -103,7 +95,7 @@ int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *opti
     snprintf(r->from, sizeof r->from, "source %s", path);
     if (!r->name || !r->kernel || !r->options || !r->link_options) {
         gt_recipe_free(r);
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     }
     return 0;
 }
@@ -141,7 +133,7 @@ int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, 
     if (!r->text || !r->name || !r->kernel || !r->options || !r->link_options || !r->headers || !r->include_names ||
         !r->names) {
         gt_recipe_free(r);
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     }
     for (int i = 0; i < p->noptions; i++) {
         int skip = arch_option(p->options[i]);
@@ -149,7 +141,7 @@ int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, 
             i += skip - 1;
         } else if (!(r->options[r->noptions++] = strdup(p->options[i]))) {
             gt_recipe_free(r);
-            return fail(err, errlen, "out of memory");
+            return gt_errf(err, errlen, "out of memory");
         }
     }
     return 0;
@@ -177,12 +169,12 @@ int gt_recipe_from_image(struct gt_recipe *r, const struct gt_image *img, const 
     }
     gt_image_ptx_free(found < 0 ? ptx : NULL, found < 0 ? n : 0);
     if (found < 0 && n)
-        return fail(err, errlen, "no PTX of the image defines %s", kernel);
+        return gt_errf(err, errlen, "no PTX of the image defines %s", kernel);
     if (found < 0)
-        return fail(err, errlen, "the image has no PTX for sm_%d (SASS only)", arch);
+        return gt_errf(err, errlen, "the image has no PTX for sm_%d (SASS only)", arch);
     if (ptx[found].relocatable) {
         gt_image_ptx_free(ptx, n);
-        return fail(err, errlen, "%s comes from a device-linked (-rdc) program; it cannot be rebuilt alone", kernel);
+        return gt_errf(err, errlen, "%s comes from a device-linked (-rdc) program; it cannot be rebuilt alone", kernel);
     }
     r->input = GT_JIT_PTX;
     r->arch = arch;
@@ -196,7 +188,7 @@ int gt_recipe_from_image(struct gt_recipe *r, const struct gt_image *img, const 
     gt_image_ptx_free(ptx, n);
     if (!r->name || !r->kernel || !r->options || !r->link_options) {
         gt_recipe_free(r);
-        return fail(err, errlen, "out of memory");
+        return gt_errf(err, errlen, "out of memory");
     }
     return 0;
 }
@@ -324,13 +316,13 @@ int gt_recipe_check(const struct gt_jit_job *job, const char *kernel, const stru
             k = &c.kernels[i];
     int rc = 0;
     if (!k) {
-        rc = fail(err, errlen, "the variant has no kernel %s", kernel);
+        rc = gt_errf(err, errlen, "the variant has no kernel %s", kernel);
     } else if ((int)k->nparams != nparams) {
-        rc = fail(err, errlen, "the variant takes %u parameters, the original %d", k->nparams, nparams);
+        rc = gt_errf(err, errlen, "the variant takes %u parameters, the original %d", k->nparams, nparams);
     } else {
         for (int i = 0; i < nparams && rc == 0; i++)
             if (k->params[i].offset != params[i].offset || k->params[i].size != params[i].size)
-                rc = fail(err, errlen, "parameter %d is %u bytes at %u in the variant, %u bytes at %u in the original",
+                rc = gt_errf(err, errlen, "parameter %d is %u bytes at %u in the variant, %u bytes at %u in the original",
                           i, k->params[i].size, k->params[i].offset, params[i].size, params[i].offset);
     }
     gt_cubin_free(&c);

@@ -629,20 +629,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     }
     session_free(&s);
     end_exclusive();
-    if (!ch)
-        return 0;
-    struct gt_geom g;
-    struct gt_variant *v = gt_plan_geometry(p, ch->cfg, c, &g, why, sizeof why) == 0 ? gt_plan_variant(p, ch, hd, &g)
-                                                                                   : NULL;
-    if (!v)
-        return 0;
-    int per_thread = gt_call_per_thread(c);
-    gt_variant_mirror(v, c->s, per_thread, 0);
-    *r = gt_call_launch(c, v->fn, &g);
-    gt_variant_mirror(v, c->s, per_thread, 1);
-    if (*r == CUDA_SUCCESS)
-        gt_reg_note_launch(hd, &c->g, c->entry, GT_LAUNCH_APPLIED);
-    return 1;
+    return ch ? gt_plan_run(p, ch, hd, c, r) : 0;
 }
 
 /* ---- the exit report ---- */

@@ -59,8 +59,10 @@ need_gpu() {
 # and the CUDA driver reserves address space inside ASan's protected shadow
 # gap (google/sanitizers#629): without protect_shadow_gap=0 cuInit fails.
 GT_PRELOAD="$GT_BUILD/libgputune.so"
+GT_SANITIZER_PRELOAD=
 if [ -n "$GT_SANITIZE" ]; then
-    GT_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $GT_PRELOAD"
+    GT_SANITIZER_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
+    GT_PRELOAD="$GT_SANITIZER_PRELOAD $GT_PRELOAD"
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:protect_shadow_gap=0"
 fi
 

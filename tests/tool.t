@@ -5,6 +5,8 @@
 G="$GT_BUILD/gputune"
 H="$GT_BUILD/tests/helpers"
 export LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda" GPUTUNE_CACHE_DIR="$TMP/cache"
+# The wrappers keep what LD_PRELOAD already holds first: a sanitizer's runtime stays there.
+[ -z "$GT_SANITIZER_PRELOAD" ] || export LD_PRELOAD="$GT_SANITIZER_PRELOAD"
 
 "$G" >"$TMP/usage.out" 2>&1
 is "$?" 2 "no command: usage, exit status 2"

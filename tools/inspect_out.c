@@ -215,38 +215,34 @@ void gt_inspect_tuning(const struct gt_inspect_file *f, const struct gt_inspect_
     free(b.s);
 }
 
+/* One name of a list, as JSON or as table text. */
+static void put_name(struct buf *b, FILE *json, unsigned j, const char *v)
+{
+    if (json) {
+        fputs(j ? ", " : "", json);
+        gt_json_str(json, v);
+    } else {
+        put(b, j ? "," : "");
+        put(b, v);
+    }
+}
+
 /* Variables a kernel uses: from its PTX if it has some, else from a
  * relocatable cubin.  Returns 0 when nothing says. */
 static int kernel_vars(const struct gt_inspect_kernel *k, struct buf *b, FILE *json)
 {
     for (unsigned i = 0; i < k->nptx; i++) {
         const struct gt_ptx_func *fn = k->ptx[i].func;
-        for (unsigned j = 0; j < fn->nvars; j++) {
-            const char *v = k->ptx[i].ptx->vars[fn->vars[j]].name;
-            if (json) {
-                fputs(j ? ", " : "", json);
-                gt_json_str(json, v);
-            } else {
-                put(b, j ? "," : "");
-                put(b, v);
-            }
-        }
+        for (unsigned j = 0; j < fn->nvars; j++)
+            put_name(b, json, j, k->ptx[i].ptx->vars[fn->vars[j]].name);
         return 1;
     }
     for (unsigned i = 0; i < k->nsass; i++) {
         const struct gt_cubin_kernel *ck = k->sass[i].kernel;
         if (!ck->vars_known)
             continue;
-        for (unsigned j = 0; j < ck->nvars; j++) {
-            const char *v = k->sass[i].cubin->vars[ck->vars[j]].name;
-            if (json) {
-                fputs(j ? ", " : "", json);
-                gt_json_str(json, v);
-            } else {
-                put(b, j ? "," : "");
-                put(b, v);
-            }
-        }
+        for (unsigned j = 0; j < ck->nvars; j++)
+            put_name(b, json, j, k->sass[i].cubin->vars[ck->vars[j]].name);
         return 1;
     }
     return 0;
