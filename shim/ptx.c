@@ -4,9 +4,10 @@
  * version and target, every .entry and .func with its parameters and
  * performance directives, every module-scope .global and .const variable,
  * which variables each function uses (directly or through the functions it
- * calls), and each function's loop heads: labels that a later statement of
- * the same function branches back to.  The variant builder needs parameter
- * layouts and variables, the watchdog the loop heads and body offsets.
+ * calls), each function's loop heads (labels that a later statement of the
+ * same function branches back to), its block barriers and which kinds of
+ * collective instructions it uses.  The variant builder needs parameter
+ * layouts and variables, the watchdog the rest.
  *
  * The text is untrusted: every read is bounded by its size, names are
  * copied out, and anything not understood is skipped to the end of its
@@ -51,7 +52,7 @@ struct table {
 };
 
 struct label {
-    size_t off;
+    size_t off, back;
     unsigned line;
     int is_loop;
     const char *name;
@@ -72,6 +73,8 @@ struct parser {
     VEC(unsigned) fvars;     /* variables referenced by the current function */
     VEC(unsigned) fcalls;    /* functions it calls */
     VEC(struct label) flabels;
+    VEC(struct gt_ptx_barrier) fbarriers;
+    unsigned fuses;          /* GT_PTX_USES_* of the current function */
     VEC(struct gt_ptx_param) params;
     VEC(unsigned) marks;     /* per variable, per function: last function that noted it */
     VEC(unsigned) fmarks;
@@ -178,8 +181,14 @@ static struct tok next(struct lex *lx)
     } else if (cls[c] & C_WORD) {
         t.kind = (cls[c] & C_START) ? T_WORD : T_NUM;
         const char *p = lx->text + lx->pos + 1, *end = lx->text + lx->size;
-        while (p < end && (cls[(unsigned char)*p] & C_WORD))
-            p++;
+        for (;;) {
+            if (p < end && (cls[(unsigned char)*p] & C_WORD))
+                p++;
+            else if (p + 2 < end && p[0] == ':' && p[1] == ':' && (cls[(unsigned char)p[2]] & C_WORD))
+                p += 2; /* a state space's sub-space: .shared::cluster */
+            else
+                break;
+        }
         lx->pos = (size_t)(p - lx->text);
     } else {
         t.kind = T_PUNCT;
@@ -607,6 +616,9 @@ static struct tok parse_perf(struct parser *P, struct gt_ptx_func *f, struct tok
         else if (is(&t, ".reqnctapercluster")) {
             unsigned ignored[3];
             read_triple(P, ignored);
+            f->uses |= GT_PTX_USES_CLUSTER;
+        } else if (is(&t, ".explicitcluster") || is(&t, ".maxclusterrank")) {
+            f->uses |= GT_PTX_USES_CLUSTER;
         } else if (is(&t, ".pragma")) {
             if (skip_statement(P) != 0)
                 return (struct tok){T_EOF, t.s, 0, t.off, t.line};
@@ -641,12 +653,11 @@ static int func_index(struct parser *P, const struct tok *name, int is_entry, un
 
 /* ---- bodies ---- */
 
-static int note_loop(struct parser *P, unsigned label)
+static int note_loop(struct parser *P, unsigned label, size_t at)
 {
     struct label *l = &P->flabels.v[label];
-    if (l->is_loop)
-        return 0;
     l->is_loop = 1;
+    l->back = at;
     return 0;
 }
 
@@ -657,7 +668,7 @@ static int note_reference(struct parser *P, const struct tok *t, unsigned self)
     uint32_t h = hash_str(t->s, t->n);
     unsigned idx = 0;
     if (table_get(&P->labels, t->s, t->n, h, &idx))
-        return note_loop(P, idx);
+        return note_loop(P, idx, t->off);
     if (table_get(&P->vars_by_name, t->s, t->n, h, &idx)) {
         if (P->marks.v[idx] == self + 1)
             return 0;
@@ -690,7 +701,7 @@ static int label_definition(struct parser *P, const struct tok *name, unsigned s
                 return -1;
         }
     }
-    struct label l = {name->off, name->line, 0, name->s, name->n};
+    struct label l = {name->off, 0, name->line, 0, name->s, name->n};
     if (PUSH(P, P->flabels, l) != 0)
         return -1;
     uint32_t h = hash_str(name->s, name->n);
@@ -703,15 +714,113 @@ static void skip_line(struct lex *lx)
     lx->pos = nl ? (size_t)(nl - lx->text) : lx->size;
 }
 
+/* ---- what instructions need of other threads ---- */
+
+/* Whether dotted component `part` is in the opcode ("sync" in "bar.sync"). */
+static int has_part(const struct tok *t, const char *part)
+{
+    size_t n = strlen(part);
+    for (size_t i = 0; i + 1 + n <= t->n; i++)
+        if (t->s[i] == '.' && memcmp(t->s + i + 1, part, n) == 0 && (i + 1 + n == t->n || t->s[i + 1 + n] == '.'))
+            return 1;
+    return 0;
+}
+
+/* Whether the opcode's first component is `base`. */
+static int base_is(const struct tok *t, const char *base)
+{
+    size_t n = strlen(base);
+    return t->n >= n && memcmp(t->s, base, n) == 0 && (t->n == n || t->s[n] == '.');
+}
+
+static int contains(const struct tok *t, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i + n <= t->n; i++)
+        if (memcmp(t->s + i, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Special registers of thread block clusters. */
+static int is_cluster_register(const struct tok *t)
+{
+    static const char *const prefixes[] = {"%cluster", "%ncluster", "%is_explicit_cluster"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (t->n >= strlen(prefixes[i]) && memcmp(t->s, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* A block barrier: which kind, and the site when it is `bar.sync 0;`.
+ * `bar.red` and `barrier.red` name their barrier after a destination. */
+static int classify_barrier(struct parser *P, const struct tok *op, size_t begin)
+{
+    struct lex save = P->lx;
+    struct tok a = next(&P->lx);
+    if (has_part(op, "red")) {
+        struct tok comma = next(&P->lx);
+        a = is_punct(&comma, ',') ? next(&P->lx) : comma;
+    }
+    struct tok after = next(&P->lx);
+    int rc = 0;
+    if (a.kind == T_NUM && number(&a) != 0) {
+        P->fuses |= GT_PTX_USES_BAR_NAMED;
+    } else if (a.kind == T_NUM && has_part(op, "sync") && is_punct(&after, ';')) {
+        struct gt_ptx_barrier b = {begin, op->off, op->n, after.off + 1};
+        P->fuses |= GT_PTX_USES_BAR0;
+        rc = PUSH(P, P->fbarriers, b);
+    } else {
+        P->fuses |= GT_PTX_USES_BAR_MIXED;
+    }
+    P->lx = save;
+    return rc;
+}
+
+static int classify(struct parser *P, const struct tok *op, size_t begin)
+{
+    static const char *const warp[] = {"shfl", "vote", "match", "redux", "activemask", "wmma", "mma",
+                                       "ldmatrix", "stmatrix", "movmatrix", "elect"};
+    static const char *const async[] = {"wgmma", "mbarrier", "tcgen05", "setmaxnreg", "tensormap"};
+    static const char *const cluster[] = {"mapa", "getctarank", "clusterlaunchcontrol"};
+    if (contains(op, "::cluster"))
+        P->fuses |= GT_PTX_USES_CLUSTER;
+    if (has_part(op, "async"))
+        P->fuses |= GT_PTX_USES_ASYNC;
+    for (size_t i = 0; i < sizeof warp / sizeof *warp; i++)
+        if (base_is(op, warp[i]))
+            P->fuses |= GT_PTX_USES_WARP;
+    for (size_t i = 0; i < sizeof async / sizeof *async; i++)
+        if (base_is(op, async[i]))
+            P->fuses |= GT_PTX_USES_ASYNC;
+    for (size_t i = 0; i < sizeof cluster / sizeof *cluster; i++)
+        if (base_is(op, cluster[i]))
+            P->fuses |= GT_PTX_USES_CLUSTER;
+    if (!base_is(op, "bar") && !base_is(op, "barrier"))
+        return 0;
+    if (has_part(op, "warp"))
+        P->fuses |= GT_PTX_USES_WARP;
+    else if (has_part(op, "cluster"))
+        P->fuses |= GT_PTX_USES_CLUSTER;
+    else
+        return classify_barrier(P, op, begin);
+    return 0;
+}
+
 /* The statements of a body, after its '{', through its matching '}'. */
 static int scan_body(struct parser *P, unsigned self)
 {
     unsigned depth = 1;
     int stmt_start = 1;
+    size_t begin = 0;   /* of the current statement, its guard included */
     while (depth) {
         struct tok t = next(&P->lx);
         if (t.kind == T_EOF)
             return fail(P, "line %u: unterminated body of %s", t.line, P->funcs.v[self].name);
+        if (stmt_start == 1) {
+            begin = t.off;
+            stmt_start = 2;
+        }
         if (t.kind == T_PUNCT) {
             char c = t.s[0];
             depth += c == '{';
@@ -724,6 +833,7 @@ static int scan_body(struct parser *P, unsigned self)
             continue;
         if (is(&t, ".loc") || is(&t, ".file")) {
             skip_line(&P->lx);
+            stmt_start = 1;
             continue;
         }
         if (t.s[0] != '.' && t.s[0] != '%' && colon_follows(&P->lx)) {
@@ -732,8 +842,14 @@ static int scan_body(struct parser *P, unsigned self)
             stmt_start = 1;
             continue;
         }
+        if (t.s[0] == '%' && is_cluster_register(&t))
+            P->fuses |= GT_PTX_USES_CLUSTER;
         if (stmt_start) {
-            stmt_start = t.s[0] == '%'; /* a guard's predicate comes before the opcode */
+            if (t.s[0] == '%') /* a guard's predicate comes before the opcode */
+                continue;
+            stmt_start = 0;
+            if (t.s[0] != '.' && classify(P, &t, begin) != 0)
+                return -1;
             continue;
         }
         if (t.s[0] != '.' && t.s[0] != '%' && note_reference(P, &t, self) != 0)
@@ -757,10 +873,13 @@ static int finish_body(struct parser *P, struct gt_ptx_func *f)
     f->loops = gt_arena_alloc(A, nloops * sizeof *f->loops);
     f->vars = gt_arena_memdup(A, P->fvars.v, P->fvars.n * sizeof *f->vars);
     f->calls = gt_arena_memdup(A, P->fcalls.v, P->fcalls.n * sizeof *f->calls);
-    if (!f->loops || !f->vars || !f->calls)
+    f->barriers = gt_arena_memdup(A, P->fbarriers.v, P->fbarriers.n * sizeof *f->barriers);
+    if (!f->loops || !f->vars || !f->calls || !f->barriers)
         return oom(P);
     f->nvars = (unsigned)P->fvars.n;
     f->ncalls = (unsigned)P->fcalls.n;
+    f->nbarriers = (unsigned)P->fbarriers.n;
+    f->uses |= P->fuses;
     for (size_t i = 0; i < P->flabels.n; i++) {
         const struct label *l = &P->flabels.v[i];
         if (!l->is_loop)
@@ -770,6 +889,7 @@ static int finish_body(struct parser *P, struct gt_ptx_func *f)
         if (!lp->label)
             return oom(P);
         lp->offset = l->off;
+        lp->back = l->back;
         lp->line = l->line;
     }
     if (f->nloops > 1)
@@ -781,7 +901,8 @@ static int parse_body(struct parser *P, unsigned idx, size_t body_off)
 {
     if (!P->funcs.v[idx].is_extern)
         return fail(P, "line %u: %s is defined twice", P->lx.line, P->funcs.v[idx].name);
-    P->fvars.n = P->fcalls.n = P->flabels.n = 0;
+    P->fvars.n = P->fcalls.n = P->flabels.n = P->fbarriers.n = 0;
+    P->fuses = 0;
     table_clear(&P->labels);
     P->funcs.v[idx].is_extern = 0;
     P->funcs.v[idx].body = body_off;
@@ -893,13 +1014,15 @@ static int parse_module(struct parser *P)
         struct tok t = next(&P->lx);
         if (t.kind == T_EOF)
             return 0;
-        if (is(&t, ".version"))
-            parse_version(P);
-        else if (is(&t, ".target"))
-            parse_target(P);
-        else if (is(&t, ".address_size"))
-            P->m->address_size = (int)read_count(P);
-        else if (is(&t, ".file"))
+        if (is(&t, ".version") || is(&t, ".target") || is(&t, ".address_size")) {
+            if (is(&t, ".version"))
+                parse_version(P);
+            else if (is(&t, ".target"))
+                parse_target(P);
+            else
+                P->m->address_size = (int)read_count(P);
+            P->m->header_end = P->lx.pos;
+        } else if (is(&t, ".file"))
             skip_line(&P->lx);
         else if (is(&t, ".section")) {
             struct tok name = next(&P->lx);
@@ -999,6 +1122,7 @@ static void parser_free(struct parser *P)
     free(P->fvars.v);
     free(P->fcalls.v);
     free(P->flabels.v);
+    free(P->fbarriers.v);
     free(P->params.v);
     free(P->marks.v);
     free(P->fmarks.v);

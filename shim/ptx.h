@@ -29,7 +29,28 @@ struct gt_ptx_var {
 struct gt_ptx_loop {
     const char *label;
     size_t offset;      /* of the label in the text */
+    size_t back;        /* of the last reference back to it: the loop spans offset..back */
     unsigned line;      /* 1-based */
+};
+
+/* A block-wide barrier on barrier 0 with no thread count, `[@p] bar.sync 0;`
+ * and its spellings: what the watchdog may turn into a barrier that also
+ * decides, for the whole block at once, whether to stop. */
+struct gt_ptx_barrier {
+    size_t begin;       /* the statement, its guard included */
+    size_t opcode;      /* the opcode, e.g. "barrier.sync.aligned" */
+    size_t opcode_len;
+    size_t end;         /* one past its ';' */
+};
+
+/* What a function's instructions need of the threads around them. */
+enum {
+    GT_PTX_USES_BAR0 = 1,      /* barriers as in struct gt_ptx_barrier */
+    GT_PTX_USES_BAR_MIXED = 2, /* barrier 0 (or one named by a register) otherwise: arrive, red, a count */
+    GT_PTX_USES_BAR_NAMED = 4, /* other block barriers, by number */
+    GT_PTX_USES_WARP = 8,      /* warp-collective: shfl, vote, match, redux, mma, ldmatrix... */
+    GT_PTX_USES_ASYNC = 16,    /* asynchronous copies and barriers: cp.async, mbarrier, wgmma... */
+    GT_PTX_USES_CLUSTER = 32,  /* thread block clusters */
 };
 
 struct gt_ptx_func {
@@ -47,6 +68,9 @@ struct gt_ptx_func {
     unsigned nloops;
     unsigned *calls;    /* indices of the functions it calls directly */
     unsigned ncalls;
+    unsigned uses;      /* GT_PTX_USES_* of its own instructions and directives */
+    struct gt_ptx_barrier *barriers;
+    unsigned nbarriers;
 };
 
 struct gt_ptx_module {
@@ -54,6 +78,7 @@ struct gt_ptx_module {
     int target;         /* 90 for sm_90 */
     char target_suffix; /* 'a', 'f' or 0 */
     int address_size;
+    size_t header_end;  /* one past the last of .version, .target and .address_size */
     struct gt_ptx_func *funcs;
     size_t nfuncs, nentries;
     struct gt_ptx_var *vars;

@@ -185,6 +185,97 @@ static void test_handmade(void)
     ok(version == 805 && target == 90 && suffix == 'a', "  says the same");
 }
 
+/* Which collective instructions each function uses, its barrier-0 sites
+ * and how far each loop reaches. */
+static const char collectives[] =
+    ".version 8.5\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    "\n"
+    ".entry plain(.param .u32 n)\n"
+    "{\n"
+    "  .reg .pred %p<2>;\n"
+    "L1:\n"
+    "  ld.shared::cta.u32 %r1, [x];\n"
+    "  @%p1 bra L1;\n"
+    "  ret;\n"
+    "}\n"
+    ".entry barriers()\n"
+    "{\n"
+    "LOOP:\n"
+    "  bar.sync 0;\n"
+    "  @!%p1 barrier.sync.aligned 0;\n"
+    "  bar.sync 1, 64;\n"
+    "  @%p2 bra LOOP;\n"
+    "  bar.sync 0;\n"
+    "}\n"
+    ".entry mixed()\n"
+    "{\n"
+    "  bar.red.or.pred %p1, 0, %p2;\n"
+    "  bar.sync %r1;\n"
+    "  bar.arrive 0, 64;\n"
+    "}\n"
+    ".entry warp()\n"
+    "{\n"
+    "  shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n"
+    "  bar.warp.sync -1;\n"
+    "}\n"
+    ".entry copies()\n"
+    "{\n"
+    "  cp.async.ca.shared.global [%r1], [%rd1], 16;\n"
+    "}\n"
+    ".entry cluster_reg()\n"
+    "{\n"
+    "  mov.u32 %r1, %cluster_ctarank;\n"
+    "}\n"
+    ".entry cluster_space()\n"
+    "{\n"
+    "  ld.shared::cluster.u32 %r1, [%r2];\n"
+    "}\n"
+    ".entry cluster_directive() .reqnctapercluster 2, 1, 1\n"
+    "{\n"
+    "  ret;\n"
+    "}\n";
+
+static void test_collectives(void)
+{
+    struct gt_ptx_module m;
+    char err[128] = "";
+    is_int(gt_ptx_parse(collectives, strlen(collectives), &m, err, sizeof err), 0, "collectives parse %s", err);
+    ok(m.header_end > 0 && strncmp(collectives + m.header_end, "\n\n.entry", 8) == 0,
+       "  the header ends after .address_size");
+    static const struct { const char *name; unsigned uses; } want[] = {
+        {"plain", 0},
+        {"barriers", GT_PTX_USES_BAR0 | GT_PTX_USES_BAR_NAMED},
+        {"mixed", GT_PTX_USES_BAR_MIXED},
+        {"warp", GT_PTX_USES_WARP},
+        {"copies", GT_PTX_USES_ASYNC},
+        {"cluster_reg", GT_PTX_USES_CLUSTER},
+        {"cluster_space", GT_PTX_USES_CLUSTER},
+        {"cluster_directive", GT_PTX_USES_CLUSTER},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const struct gt_ptx_func *f = gt_ptx_find(&m, want[i].name);
+        ok(f && f->uses == want[i].uses, "  %s uses 0x%x (0x%x)", want[i].name, want[i].uses, f ? f->uses : 0);
+    }
+    const struct gt_ptx_func *b = gt_ptx_find(&m, "barriers");
+    ok(b && b->nbarriers == 3, "barriers: three barrier-0 sites, the counted one is not");
+    ok(b && b->nbarriers == 3 && strncmp(collectives + b->barriers[0].begin, "bar.sync 0;", 11) == 0 &&
+           b->barriers[0].end - b->barriers[0].begin == 11,
+       "  a site spans its statement");
+    ok(b && b->nbarriers == 3 && strncmp(collectives + b->barriers[1].begin, "@!%p1 barrier.sync.aligned 0;", 29) == 0 &&
+           strncmp(collectives + b->barriers[1].opcode, "barrier.sync.aligned", b->barriers[1].opcode_len) == 0 &&
+           b->barriers[1].opcode_len == 20,
+       "  a guarded site starts at its guard; its opcode is found");
+    ok(b && b->nloops == 1 && strncmp(collectives + b->loops[0].back, "LOOP;", 5) == 0,
+       "  the loop reaches back from its branch");
+    ok(b && b->nloops == 1 && b->barriers[1].end < b->loops[0].back && b->barriers[2].begin > b->loops[0].back,
+       "  two sites inside the loop, one after it");
+    const struct gt_ptx_func *p = gt_ptx_find(&m, "plain");
+    ok(p && p->nloops == 1 && p->nvars == 0, "an opcode with a sub-space is one word, not a label");
+    gt_ptx_free(&m);
+}
+
 static void test_errors(void)
 {
     struct gt_ptx_module m;
@@ -207,6 +298,7 @@ int main(void)
     fx_dir();
     test_compiled();
     test_handmade();
+    test_collectives();
     test_errors();
     return done_testing();
 }
