@@ -5,8 +5,8 @@
  * nvJitLink to a cubin for its exact one.  The knobs that shape the machine
  * code (register limit, load cache mode, launch bounds) are nvJitLink's
  * options whatever the input, and the PTX between the steps is there for
- * whoever needs to see or change it.  (NVRTC building cubins itself also
- * scaled worse across threads.)  Neither
+ * the watchdog to instrument (watchdog.c).  (NVRTC building cubins itself
+ * also scaled worse across threads.)  Neither
  * library is linked: an application that never tunes never loads them, and
  * one that ships its own libnvrtc keeps it (dlopen by soname finds the copy
  * already loaded).  Functions are resolved from our own handles with the
@@ -139,10 +139,11 @@ struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job)
 {
     struct keybuf k = {malloc(4096), 0, 4096};
     char head[160];
-    snprintf(head, sizeof head, "%s rtc %d link %d arch %d", job->input == GT_JIT_SOURCE ? "cuda" : "ptx",
-             j->nvrtc_version, j->jitlink_version, job->arch);
+    snprintf(head, sizeof head, "%s rtc %d link %d arch %d watchdog %d", job->input == GT_JIT_SOURCE ? "cuda" : "ptx",
+             j->nvrtc_version, j->jitlink_version, job->arch, job->watchdog);
     put(&k, head);
     put(&k, job->name);
+    put(&k, job->watchdog && job->kernel ? job->kernel : "");
     put_all(&k, job->options, job->noptions);
     put(&k, "--link--");
     put_all(&k, job->link_options, job->nlink_options);
@@ -248,6 +249,19 @@ static void ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *p
     j->link.destroy(&h);
 }
 
+/* PTX to a cubin, with the watchdog's checks when the job asks for them.
+ * A kernel that cannot take them is built as it is: its trials run whole. */
+static void link_instrumented(struct gt_jit *j, struct gt_jit_job *job, const char *ptx)
+{
+    const char *kernel = job->lowered ? job->lowered : job->kernel;
+    char *checked = NULL, err[256];
+    if (job->watchdog && kernel &&
+        gt_watchdog_instrument(ptx, kernel, job->watchdog, &checked, &job->watch, err, sizeof err) < 0)
+        snprintf(job->watch.note, sizeof job->watch.note, "no checks: %s", err);
+    ptx_to_cubin(j, job, checked ? checked : ptx);
+    free(checked);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -292,10 +306,8 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
     struct gt_key key = gt_jit_key(j, job);
     job->key = key;
     if (!store || !gt_jit_from_store(store, key, job)) {
-        if (job->input == GT_JIT_PTX)
-            ptx_to_cubin(j, job, job->text);
-        else if (source_to_ptx(j, job) == 0)
-            ptx_to_cubin(j, job, job->ptx);
+        if (job->input == GT_JIT_PTX || source_to_ptx(j, job) == 0)
+            link_instrumented(j, job, job->input == GT_JIT_PTX ? job->text : job->ptx);
         if (job->ok && store)
             to_store(store, key, job);
     }

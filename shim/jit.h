@@ -3,6 +3,7 @@
 #define GT_JIT_H
 
 #include "store.h"
+#include "watchdog.h"
 
 #include <nvJitLink.h>
 #include <nvrtc.h>
@@ -60,6 +61,8 @@ struct gt_jit_job {
     const char *name_expr;       /* source only: a kernel's name expression, e.g. "gemm<128>" */
     int ninstantiate;            /* source only: more name expressions to instantiate */
     const char *const *instantiate;
+    int watchdog;                /* enum gt_watchdog: checks to add for trials (watchdog.c) */
+    const char *kernel;          /* the kernel they go into, when name_expr does not say */
     /* results */
     int ok;
     int from_store;
@@ -69,6 +72,7 @@ struct gt_jit_job {
     char *log;                   /* the compiler's messages, NULL if none */
     char *lowered;               /* the mangled name of name_expr, when given */
     char *ptx;                   /* what NVRTC made of a source, NULL for PTX input or from the store */
+    struct gt_wd_report watch;   /* what the watchdog's instrumentation did (not from the store) */
     char store_error[256];       /* why a built cubin could not be stored, "" if it was */
     double seconds;
 };

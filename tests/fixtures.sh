@@ -11,7 +11,8 @@ FATBINARY=$(dirname "$NVCC")/fatbinary
 
 stamp="$dir/.complete"
 if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ "$stamp" -nt "$src/kernels.cu" ] &&
-   [ "$stamp" -nt "$src/linked_a.cu" ] && [ "$stamp" -nt "$src/linked_b.cu" ]; then
+   [ "$stamp" -nt "$src/linked_a.cu" ] && [ "$stamp" -nt "$src/linked_b.cu" ] &&
+   [ "$stamp" -nt "$src/watchdog_kernels.cu" ]; then
     exit 0
 fi
 
@@ -38,6 +39,7 @@ ar rcs libkernels.a kernels.o
 # fatbins compressed with LZ4, not compressed, holding NVVM IR for link-time
 # optimization, and one made by fatbinary.
 "$NVCC" -ptx -arch=compute_90 -o kernels.ptx kernels.cu
+"$NVCC" -ptx -arch=compute_90 -o watchdog_kernels.ptx watchdog_kernels.cu
 "$NVCC" -cubin -arch=sm_90 -Xptxas -v -o kernels.cubin kernels.cu 2> kernels.ptxas
 "$NVCC" -cubin -arch=sm_75 -Xptxas -v -o kernels75.cubin kernels.cu 2> kernels75.ptxas
 "$NVCC" -cubin -rdc=true -arch=sm_90 -o linked_a.cubin linked_a.cu
