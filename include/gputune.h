@@ -19,6 +19,7 @@
 #define GPUTUNE_ENV_SEED     "GPUTUNE_SEED"     /* seed of the search strategies */
 #define GPUTUNE_ENV_REPORT   "GPUTUNE_REPORT"   /* CSV of the tuned kernels, written at exit */
 #define GPUTUNE_ENV_POLICY   "GPUTUNE_POLICY"   /* policy files, separated by ':' */
+#define GPUTUNE_ENV_WATCHDOG "GPUTUNE_WATCHDOG" /* off | entry | loops: cut hopeless trials short */
 
 /* Version of the per-binary cache file format. */
 #define GPUTUNE_CACHE_FORMAT 1

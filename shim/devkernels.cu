@@ -4,8 +4,9 @@
  * of every buffer to the host, so the comparison runs on the GPU: bitwise
  * over 8-byte words, or within a tolerance over elements of a float type.
  * Each kernel records the first index that differs (atomicMin) and how many
- * do.  Built for compute_75 so that the driver can compile it for any
- * device the shim tunes on. */
+ * do.  gt_arm arms the watchdog of an instrumented trial (watchdog.c).
+ * Built for compute_75 so that the driver can compile it for any device
+ * the shim tunes on. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -51,3 +52,13 @@ COMPARE_AS(gt_compare_f32, float, from_f32)
 COMPARE_AS(gt_compare_f64, double, from_f64)
 COMPARE_AS(gt_compare_f16, __half, from_f16)
 COMPARE_AS(gt_compare_bf16, __nv_bfloat16, from_bf16)
+
+/* Before each launch of an instrumented trial, on its stream: the deadline
+ * is fixed by the grid's first block (0 until then), or never comes when
+ * the trial must not be cut (budget 0). */
+extern "C" __global__ void gt_arm(unsigned long long *watchdog, unsigned long long budget_ns)
+{
+    watchdog[0] = budget_ns ? 0ull : ~0ull;
+    watchdog[1] = 0;
+    watchdog[2] = budget_ns;
+}

@@ -326,8 +326,10 @@ int gt_plan_recipe(struct gt_plan *p, char *err, size_t errlen)
     return p->recipe_state > 0 ? 0 : -1;
 }
 
-/* The compilation of cfg (for a launch of `block`, for launch bounds). */
-int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3], struct gt_variant_job *vj)
+/* The compilation of cfg (for a launch of `block`, for launch bounds), for
+ * trials under the watchdog (enum gt_watchdog) or plain. */
+int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3], int watchdog,
+                struct gt_variant_job *vj)
 {
     if (p->recipe_state <= 0)
         return -1;
@@ -344,6 +346,10 @@ int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3],
         vj->own[vj->nown++] = entry; /* freed with the job */
     else
         free(entry);
+    if (r == 0 && gt_recipe_watchdog(&p->recipe, watchdog, vj) != 0) {
+        gt_variant_job_free(vj);
+        r = -1;
+    }
     return r;
 }
 
@@ -404,7 +410,7 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
         gt_info("kernel %s: the cubin of '%s' is not in the store; building it", p->shown, ch->config);
     if (gt_plan_recipe(p, err, errlen) != 0)
         return -1;
-    if (gt_plan_job(p, ch->cfg, block, &vj) != 0) {
+    if (gt_plan_job(p, ch->cfg, block, GT_WATCHDOG_OFF, &vj) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

@@ -62,7 +62,8 @@ int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t
 int gt_plan_geometry(const struct gt_plan *p, const uint32_t *cfg, const struct gt_call *c, struct gt_geom *g,
                      char *err, size_t errlen);
 int gt_plan_recipe(struct gt_plan *p, char *err, size_t errlen);
-int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3], struct gt_variant_job *vj);
+int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3], int watchdog,
+                struct gt_variant_job *vj);
 int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs, int rebuild,
                  const struct gt_jit_job *built, struct gt_variant *v, char *err, size_t errlen);
 void gt_plan_knobs(const struct gt_plan *p, const uint32_t *cfg, struct gt_knobs *knobs, int *rebuild);

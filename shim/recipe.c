@@ -290,6 +290,35 @@ int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uin
     return 0;
 }
 
+/* Makes vj a build for trials under the watchdog (mode: enum gt_watchdog):
+ * checks in the kernel, and a source gets gputune_watchdog.h included
+ * first, for kernels that check the deadline themselves.  0, or -1 without
+ * memory. */
+int gt_recipe_watchdog(const struct gt_recipe *r, int mode, struct gt_variant_job *vj)
+{
+    struct gt_jit_job *job = &vj->job;
+    job->watchdog = mode;
+    job->kernel = r->kernel;
+    if (!mode || r->input != GT_JIT_SOURCE)
+        return 0;
+    int n = job->nheaders;
+    vj->headers = malloc((size_t)(n + 1) * sizeof *vj->headers);
+    vj->include_names = malloc((size_t)(n + 1) * sizeof *vj->include_names);
+    if (!vj->headers || !vj->include_names)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        vj->headers[i] = job->headers[i];
+        vj->include_names[i] = job->include_names[i];
+    }
+    vj->headers[n] = gt_watchdog_header;
+    vj->include_names[n] = GT_WATCHDOG_HEADER_NAME;
+    job->headers = vj->headers;
+    job->include_names = vj->include_names;
+    job->nheaders = n + 1;
+    vj->options[job->noptions++] = "--pre-include=" GT_WATCHDOG_HEADER_NAME; /* the job's options have room */
+    return 0;
+}
+
 void gt_variant_job_free(struct gt_variant_job *vj)
 {
     gt_jit_job_clear(&vj->job);
@@ -298,6 +327,8 @@ void gt_variant_job_free(struct gt_variant_job *vj)
     free(vj->own);
     free(vj->options);
     free(vj->link_options);
+    free(vj->headers);
+    free(vj->include_names);
     memset(vj, 0, sizeof *vj);
 }
 

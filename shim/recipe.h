@@ -33,6 +33,7 @@ struct gt_variant_job {
     char **own;          /* strings made for this configuration */
     int nown;
     const char **options, **link_options;
+    const char **headers, **include_names; /* when the job adds one */
 };
 
 int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *options, int noptions,
@@ -46,6 +47,7 @@ void gt_recipe_free(struct gt_recipe *r);
 
 int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uint32_t *cfg, const unsigned block[3],
                   const char *name_expr, struct gt_variant_job *vj);
+int gt_recipe_watchdog(const struct gt_recipe *r, int mode, struct gt_variant_job *vj);
 void gt_variant_job_free(struct gt_variant_job *vj);
 
 struct gt_param;

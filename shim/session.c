@@ -15,16 +15,21 @@
  *   4. the original is timed, then candidates the strategy proposes, built
  *      ahead on the pool, each restored before, checked against the
  *      reference, timed several times (median); the best few are measured
- *      again next to the original;
+ *      again next to the original, from builds without the watchdog;
  *   5. the saved state is restored and the winner (the original if nothing
  *      beat it) runs the application's launch for real, and is written to
  *      the cache file.
  *
- * Trials run on a stream of the session's own.  Whatever fails in a
- * session (memory for the snapshot, a driver error) ends it with one log
- * line, the buffers restored, and the application's launch run as built. */
+ * Candidates are built with the watchdog's checks (watchdog.c) and armed
+ * before each launch with a budget of factor x the best time so far: one
+ * that cannot win stops at its deadline, counts as cut short, and its
+ * output is never looked at.  Trials run on a stream of the session's own.
+ * Whatever fails in a session (memory for the snapshot, a driver error)
+ * ends it with one log line, the buffers restored, and the application's
+ * launch run as built. */
 #include "session.h"
 #include "cachefile.h"
+#include "devk.h"
 #include "hash.h"
 #include "modvars.h"
 #include "plan.h"
@@ -48,6 +53,8 @@
 #define DEFAULT_REMEASURE 3
 #define BATCH 16          /* configurations compiled ahead */
 #define MIN_GAIN 0.01     /* a winner must beat the original by this fraction */
+#define DEFAULT_WD_FACTOR 2.0  /* a trial's deadline: this times the best time so far */
+#define DEFAULT_WD_FLOOR_MS 0.1 /* but never sooner */
 
 /* ---- serializing launches while a session runs ---- */
 
@@ -123,7 +130,7 @@ struct candidate {
     uint32_t *cfg;
     struct gt_knobs knobs;
     int rebuild;
-    int state;        /* 0 waiting, 1 built (or nothing to build) */
+    int may_cut;      /* the strategy lets the watchdog cut it short */
 };
 
 struct session {
@@ -139,8 +146,16 @@ struct session {
     int repeat;
     struct gt_variant *running; /* the variant a trial launches, NULL: the original */
     struct gt_geom geom;        /* and its geometry */
-    long trials, invalid, verify_failures;
+    long trials, invalid, verify_failures, aborted;
     struct gt_strategy *strategy;
+    /* the watchdog */
+    int watchdog;              /* enum gt_watchdog of the candidates' builds */
+    double factor, floor_us;
+    double best_us;            /* the best time so far, <= 0 while unknown */
+    struct gt_devk *devk;      /* its arming kernel */
+    CUdeviceptr wd;            /* the running variant's watchdog words, 0: not instrumented */
+    unsigned long long budget_ns; /* the running trial's, 0: it is not cut */
+    int noted;                 /* the instrumentation was described */
     /* the best few, by median time */
     struct best {
         uint32_t *cfg;
@@ -151,13 +166,46 @@ struct session {
     char key[33];              /* store key of the winner's cubin */
 };
 
+/* Sets the running trial's deadline, ordered before its launch. */
+static CUresult arm(struct session *s, CUstream stream)
+{
+    CUdeviceptr wd = s->wd;
+    unsigned long long budget = s->budget_ns;
+    void *args[] = {&wd, &budget};
+    return gt.drv.cuLaunchKernel(s->devk->fn[GT_DEVK_ARM], 1, 1, 1, 1, 1, 1, 0, stream, args, NULL);
+}
+
+/* Before each launch of a trial: its inputs as saved, its deadline set. */
 static CUresult restore(void *arg, CUstream stream)
 {
     struct session *s = arg;
     CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, stream);
     if (r == CUDA_SUCCESS && s->running)
         gt_variant_mirror(s->running, stream, 0, 0);
+    if (r == CUDA_SUCCESS && s->wd)
+        r = arm(s, stream);
     return r;
+}
+
+/* Whether the running trial stopped at its deadline (its stream is idle). */
+static int cut_short(const struct session *s)
+{
+    unsigned long long flag = 0;
+    return s->wd && gt.drv.cuMemcpyDtoH_v2(&flag, s->wd + 8 * GT_WD_ABORTED, sizeof flag) == CUDA_SUCCESS && flag;
+}
+
+/* Watches the variant about to run if its build has the checks: its budget
+ * is factor x the best time so far, at least the floor. */
+static void watch(struct session *s, const struct gt_variant *v, int may_cut)
+{
+    CUdeviceptr a;
+    size_t size;
+    s->wd = 0;
+    if (s->devk && gt.drv.cuModuleGetGlobal_v2(&a, &size, v->module, GT_WATCHDOG_SYMBOL) == CUDA_SUCCESS &&
+        size == 3 * sizeof(unsigned long long))
+        s->wd = a;
+    double us = s->factor * s->best_us;
+    s->budget_ns = may_cut && s->best_us > 0 ? (unsigned long long)((us > s->floor_us ? us : s->floor_us) * 1e3) : 0;
 }
 
 static CUresult launch_trial(void *arg, CUstream stream)
@@ -186,6 +234,30 @@ static void choose_comparison(struct session *s)
     if (st && st->verify == GT_VERIFY_TOLERANCE)
         s->compare = by_type[st->verify_type >= 0 ? st->verify_type : GT_VTYPE_F32];
     s->repeat = st && st->timing_repeat > 0 ? (int)st->timing_repeat : DEFAULT_REPEAT;
+}
+
+/* GPUTUNE_WATCHDOG, read once (sessions run one at a time). */
+static int env_watchdog(void)
+{
+    static const char *const names[] = {"off", "entry", "loops", NULL};
+    static int mode = -1;
+    if (mode < 0)
+        mode = gt_env_choice(GPUTUNE_ENV_WATCHDOG, names, GT_WATCHDOG_LOOPS);
+    return mode;
+}
+
+/* The policy's watchdog settings over GPUTUNE_WATCHDOG over the defaults. */
+static void choose_watchdog(struct session *s)
+{
+    const struct gt_settings *st = settings(s->p);
+    char why[256];
+    s->watchdog = st && st->watchdog >= 0 ? st->watchdog : env_watchdog();
+    s->factor = st && st->watchdog_factor >= 1 ? st->watchdog_factor : DEFAULT_WD_FACTOR;
+    s->floor_us = (st && st->watchdog_floor_ms >= 0 ? st->watchdog_floor_ms : DEFAULT_WD_FLOOR_MS) * 1e3;
+    if (s->watchdog && !(s->devk = gt_devk_get(why, sizeof why))) {
+        gt_debug("kernel %s: trials run without the watchdog: %s", s->p->shown, why);
+        s->watchdog = GT_WATCHDOG_OFF;
+    }
 }
 
 /* A value that points into device-visible memory adds that allocation. */
@@ -312,8 +384,19 @@ static void task_build(void *arg)
     gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &c->vj.job);
 }
 
-/* Keeps cfg among the best few if it is fast enough. */
-static void keep_best(struct session *s, const struct candidate *c, double us)
+/* Takes a finished build's cubin (and lowered name) for later. */
+static void take_build(struct gt_jit_job *dst, struct gt_jit_job *src)
+{
+    *dst = (struct gt_jit_job){.ok = src->ok, .key = src->key, .cubin = src->cubin, .cubin_size = src->cubin_size,
+                               .lowered = src->lowered};
+    src->cubin = NULL;
+    src->lowered = NULL;
+    src->ok = 0;
+}
+
+/* Keeps cfg among the best few if it is fast enough, with its build unless
+ * that has the watchdog's checks: the winner runs a plain one. */
+static void keep_best(struct session *s, struct candidate *c, double us)
 {
     int at = s->nbest < DEFAULT_REMEASURE ? s->nbest++ : DEFAULT_REMEASURE - 1;
     if (at == DEFAULT_REMEASURE - 1 && s->nbest == DEFAULT_REMEASURE && s->best[at].cfg && us >= s->best[at].us)
@@ -327,15 +410,8 @@ static void keep_best(struct session *s, const struct candidate *c, double us)
         memcpy(b->cfg, c->cfg, n * sizeof *b->cfg);
     b->us = us;
     memset(&b->built, 0, sizeof b->built);
-    if (c->rebuild && c->vj.job.ok) {
-        b->built = c->vj.job;
-        b->built.cubin = malloc(c->vj.job.cubin_size);
-        if (b->built.cubin)
-            memcpy(b->built.cubin, c->vj.job.cubin, c->vj.job.cubin_size);
-        b->built.lowered = c->vj.job.lowered ? strdup(c->vj.job.lowered) : NULL;
-        b->built.log = NULL;
-        b->built.ptx = NULL;
-    }
+    if (c->rebuild && c->vj.job.ok && !c->vj.job.watchdog)
+        take_build(&b->built, &c->vj.job);
     for (int i = at; i > 0 && s->best[i].us < s->best[i - 1].us; i--) {
         struct best t = s->best[i];
         s->best[i] = s->best[i - 1];
@@ -343,25 +419,43 @@ static void keep_best(struct session *s, const struct candidate *c, double us)
     }
 }
 
-/* Loads, checks and times one candidate; returns its median or -1. */
-static double trial(struct session *s, struct candidate *c, const struct gt_jit_job *built, int quiet)
+/* A trial that stopped at its deadline: it ran `us` (-1 if unknown). */
+static enum gt_trial_status aborted(struct session *s, const char *cfgtext, double us, double *out)
+{
+    double budget = s->budget_ns / 1e3;
+    s->aborted++;
+    *out = us > 0 ? us : budget;
+    gt_debug("kernel %s: '%s' cut short at its deadline: stopped after %.1f us, budget %.1f us (%.2fx)", s->p->shown,
+             cfgtext, *out, budget, *out / budget);
+    return GT_TRIAL_ABORTED;
+}
+
+/* Loads, checks and times one candidate: GT_TRIAL_OK with its median in
+ * *us, GT_TRIAL_ABORTED with how long it ran, or GT_TRIAL_INVALID.  The
+ * first run is timed too, for when it is cut short. */
+static enum gt_trial_status trial(struct session *s, struct candidate *c, const struct gt_jit_job *built, int quiet,
+                                  double *us)
 {
     char why[1024], cfgtext[512];
     struct gt_variant v = {0};
     struct gt_diff d;
-    double us[64], t = -1;
+    double t[64];
     CUresult r;
+    enum gt_trial_status st = GT_TRIAL_INVALID;
+    *us = -1;
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
     if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
         gt_plan_load(s->p, s->hd, &c->knobs, c->rebuild, built, &v, why, sizeof why) != 0) {
         gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
-        return -1;
+        return GT_TRIAL_INVALID;
     }
     s->running = &v;
-    if ((r = restore(s, s->stream)) == CUDA_SUCCESS && (r = launch_trial(s, s->stream)) == CUDA_SUCCESS)
-        r = gt.drv.cuStreamSynchronize(s->stream);
+    watch(s, &v, c->may_cut);
+    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
     if (r != CUDA_SUCCESS) {
         gt_debug("kernel %s: '%s' failed to run: %s", s->p->shown, cfgtext, gt_cu_error(r));
+    } else if (cut_short(s)) {
+        st = aborted(s, cfgtext, n > 0 ? t[0] : -1, us);
     } else if (gt_snapshot_compare(&s->snap, s->compare, s->abs_tol, s->rel_tol, s->stream, &d, why, sizeof why) != 0) {
         gt_warn("kernel %s: %s", s->p->shown, why);
     } else if (d.buffer >= 0) {
@@ -373,12 +467,16 @@ static double trial(struct session *s, struct candidate *c, const struct gt_jit_
                     (unsigned long long)s->snap.v[d.buffer].base, d.index, d.count);
     } else {
         int reps = s->repeat < 64 ? s->repeat : 64;
-        int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, us, &r);
-        t = n > 0 ? gt_median(us, n) : -1;
+        n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, t, &r);
+        if (n > 0 && cut_short(s))
+            st = aborted(s, cfgtext, gt_median(t, n), us);
+        else if (n > 0)
+            st = GT_TRIAL_OK, *us = gt_median(t, n);
     }
     s->running = NULL;
+    s->wd = 0;
     gt_variant_unload(&v);
-    return t;
+    return st;
 }
 
 /* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session. */
@@ -395,6 +493,16 @@ static struct gt_pool *build_pool(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, start_pool);
     return &pool;
+}
+
+/* What the watchdog's instrumentation did, once per session, at debug level. */
+static void describe_checks(struct session *s, const struct gt_jit_job *job)
+{
+    if (s->noted || !job->watchdog || !job->watch.note[0])
+        return;
+    s->noted = 1;
+    gt_debug("kernel %s: watchdog (%s): %s", s->p->shown, job->watchdog == GT_WATCHDOG_ENTRY ? "entry" : "loops",
+             job->watch.note);
 }
 
 /* The strategy's proposals, built ahead on the pool, then tried in turn. */
@@ -415,6 +523,7 @@ static void search(struct session *s, long budget, double deadline)
                 break;
             }
             gt_plan_knobs(s->p, c->cfg, &c->knobs, &c->rebuild);
+            c->may_cut = gt_strategy_may_cut(s->strategy, c->cfg);
             if (c->rebuild && s->p->recipe_state <= 0) {
                 /* Not rebuildable: only launch-time knobs count against the budget. */
                 gt_strategy_report(s->strategy, c->cfg, -1, GT_TRIAL_INVALID);
@@ -423,23 +532,51 @@ static void search(struct session *s, long budget, double deadline)
                 continue;
             }
             c->task = (struct gt_task){.fn = task_build, .arg = c};
-            if (c->rebuild && gt_plan_job(s->p, c->cfg, s->c->g.block, &c->vj) == 0)
+            if (c->rebuild && gt_plan_job(s->p, c->cfg, s->c->g.block, s->watchdog, &c->vj) == 0)
                 gt_pool_submit(pool, &c->task);
             else
                 c->task.done = 1;
         }
         for (int i = 0; i < nb; i++) {
             struct candidate *c = &batch[i];
+            double us = -1;
             gt_pool_wait(pool, &c->task);
-            double us = now() < deadline ? trial(s, c, &c->vj.job, 0) : -1;
+            describe_checks(s, &c->vj.job);
+            enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
             s->trials++;
-            s->invalid += us < 0;
-            gt_strategy_report(s->strategy, c->cfg, us, us < 0 ? GT_TRIAL_INVALID : GT_TRIAL_OK);
-            if (us >= 0)
+            s->invalid += st == GT_TRIAL_INVALID;
+            gt_strategy_report(s->strategy, c->cfg, us, st);
+            if (st == GT_TRIAL_OK)
                 keep_best(s, c, us);
+            if (st == GT_TRIAL_OK && (s->best_us <= 0 || us < s->best_us))
+                s->best_us = us;
             gt_variant_job_free(&c->vj);
             free(c->cfg);
         }
+    }
+}
+
+/* The best few as they will run: built without the watchdog's checks,
+ * in parallel. */
+static void build_plain(struct session *s)
+{
+    struct gt_pool *pool = build_pool();
+    struct candidate c[DEFAULT_REMEASURE];
+    for (int i = 0; i < s->nbest; i++) {
+        memset(&c[i], 0, sizeof c[i]);
+        gt_plan_knobs(s->p, s->best[i].cfg, &c[i].knobs, &c[i].rebuild);
+        c[i].task = (struct gt_task){.fn = task_build, .arg = &c[i]};
+        if (c[i].rebuild && !s->best[i].built.ok &&
+            gt_plan_job(s->p, s->best[i].cfg, s->c->g.block, GT_WATCHDOG_OFF, &c[i].vj) == 0)
+            gt_pool_submit(pool, &c[i].task);
+        else
+            c[i].task.done = 1;
+    }
+    for (int i = 0; i < s->nbest; i++) {
+        gt_pool_wait(pool, &c[i].task);
+        if (c[i].vj.job.ok)
+            take_build(&s->best[i].built, &c[i].vj.job);
+        gt_variant_job_free(&c[i].vj);
     }
 }
 
@@ -451,6 +588,7 @@ static int remeasure(struct session *s, double *baseline)
     double us[64];
     CUresult r;
     int reps = s->repeat < 64 ? s->repeat : 64, winner = -1;
+    build_plain(s);
     s->running = NULL;
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, us, &r);
     if (n > 0)
@@ -458,9 +596,9 @@ static int remeasure(struct session *s, double *baseline)
     double best = *baseline * (1 - MIN_GAIN);
     for (int i = 0; i < s->nbest; i++) {
         struct candidate c = {.cfg = s->best[i].cfg};
+        double t;
         gt_plan_knobs(s->p, c.cfg, &c.knobs, &c.rebuild);
-        double t = trial(s, &c, &s->best[i].built, 1);
-        if (t >= 0 && t < best) {
+        if (trial(s, &c, &s->best[i].built, 1, &t) == GT_TRIAL_OK && t < best) {
             best = t;
             winner = i;
         }
@@ -499,6 +637,7 @@ static void remember(struct session *s, const char *signature, const char *confi
     *r = (struct result){.kernel = strdup(s->p->shown), .signature = strdup(signature), .config = strdup(config),
                          .strategy = strdup(gt_strategy_name(s->strategy)), .baseline_us = base_us, .best_us = best_us,
                          .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
+                         .aborted = s->aborted,
                          .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds};
     r->next = results; /* the session holds ser.lock */
     results = r;
@@ -517,7 +656,18 @@ static void session_free(struct session *s)
         gt.drv.cuStreamDestroy_v2(s->stream);
 }
 
-/* Everything up to the reference; -1 with why. */
+/* The original's median time, the first deadlines' base; -1 if unknown. */
+static double measure_original(struct session *s)
+{
+    double us[64];
+    CUresult r;
+    s->running = NULL;
+    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, s->repeat < 64 ? s->repeat : 64, us, &r);
+    return n > 0 ? gt_median(us, n) : -1;
+}
+
+/* Everything up to the reference and the original's time; -1 with why
+ * (-2: the original itself fails). */
 static int prepare(struct session *s, char *why, size_t len)
 {
     CUresult r = gt.drv.cuCtxSynchronize();
@@ -553,7 +703,12 @@ static int prepare(struct session *s, char *why, size_t len)
         snprintf(why, len, "cannot time trials");
         return -1;
     }
-    return reference(s, why, len);
+    int rc = reference(s, why, len);
+    if (rc != 0)
+        return rc;
+    choose_watchdog(s);
+    s->best_us = measure_original(s);
+    return 0;
 }
 
 static uint64_t seed_for(const char *kernel, const char *signature)
@@ -612,9 +767,9 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         if (winner >= 0 && s.best[winner].built.ok)
             gt_key_text(s.best[winner].built.key, s.key);
         double best = winner >= 0 ? s.best[winner].us : baseline;
-        gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result): %s "
-                "%.2f us against %.2f us, %.2fx",
-                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures,
+        gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
+                "short): %s %.2f us against %.2f us, %.2fx",
+                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted,
                 winner >= 0 ? config : "the original", best, baseline, best > 0 ? baseline / best : 1.0);
         persist(&s, signature, config, best, baseline);
         remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);

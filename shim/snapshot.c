@@ -7,15 +7,14 @@
  * The copies take spare device memory when there is plenty (a margin is
  * always left for the application, whose own allocations must never fail
  * for a snapshot), else pinned host memory mapped for the GPU, else the
- * launch is not tuned.  Comparisons run on the GPU (devkernels.cu). */
+ * launch is not tuned.  Comparisons run on the GPU (devk.c). */
 #include "snapshot.h"
+#include "devk.h"
 #include "state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-extern const unsigned char gt_devkernels_ptx[];
 
 /* Device memory a snapshot leaves free: an eighth of the device, at least 1 GiB. */
 #define MARGIN(total) ((total) / 8 > ((size_t)1 << 30) ? (total) / 8 : ((size_t)1 << 30))
@@ -96,56 +95,11 @@ CUresult gt_snapshot_copy(const struct gt_snapshot *s, int what, CUstream stream
     return r;
 }
 
-/* The comparison kernels, loaded once per context. */
-struct devk {
-    CUcontext ctx;
-    CUmodule mod;
-    CUfunction fn[5];
-    CUdeviceptr result; /* first index, count */
-    struct devk *next;
-};
-
-static struct devk *devk_list;
-static pthread_mutex_t devk_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static const char *const devk_names[] = {"gt_compare_bits", "gt_compare_f32", "gt_compare_f64", "gt_compare_f16",
-                                         "gt_compare_bf16"};
-
-static struct devk *devk_get(char *err, size_t errlen)
-{
-    CUcontext ctx = NULL;
-    gt.drv.cuCtxGetCurrent(&ctx);
-    pthread_mutex_lock(&devk_lock);
-    struct devk *d = devk_list;
-    while (d && d->ctx != ctx)
-        d = d->next;
-    if (!d && (d = calloc(1, sizeof *d)) != NULL) {
-        d->ctx = ctx;
-        CUresult r = gt.drv.cuModuleLoadData(&d->mod, gt_devkernels_ptx);
-        for (int i = 0; i < 5 && r == CUDA_SUCCESS; i++)
-            r = gt.drv.cuModuleGetFunction(&d->fn[i], d->mod, devk_names[i]);
-        if (r == CUDA_SUCCESS)
-            r = gt.drv.cuMemAlloc_v2(&d->result, 2 * sizeof(unsigned long long));
-        if (r != CUDA_SUCCESS) {
-            snprintf(err, errlen, "cannot load the comparison kernels: %s", gt_cu_error(r));
-            if (d->mod)
-                gt.drv.cuModuleUnload(d->mod);
-            free(d);
-            d = NULL;
-        } else {
-            d->next = devk_list;
-            devk_list = d;
-        }
-    }
-    pthread_mutex_unlock(&devk_lock);
-    return d;
-}
-
 static const size_t elem_size[] = {8, 4, 8, 2, 2};
 
 /* Compares one buffer with its reference; 0 with the result in *first and
  * *count (first == ~0 when equal). */
-static CUresult compare_one(struct devk *d, const struct gt_buffer *b, enum gt_compare how, double abs_tol,
+static CUresult compare_one(struct gt_devk *d, const struct gt_buffer *b, enum gt_compare how, double abs_tol,
                             double rel_tol, CUstream stream, unsigned long long out[2])
 {
     size_t es = elem_size[how];
@@ -159,7 +113,7 @@ static CUresult compare_one(struct devk *d, const struct gt_buffer *b, enum gt_c
     void *tol_args[] = {&a, &ref, &n, &abs_tol, &rel_tol, &first, &count};
     unsigned grid = (unsigned)((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
     if (r == CUDA_SUCCESS && n)
-        r = gt.drv.cuLaunchKernel(d->fn[how], grid, 1, 1, 256, 1, 1, 0, stream,
+        r = gt.drv.cuLaunchKernel(d->fn[GT_DEVK_COMPARE_BITS + how], grid, 1, 1, 256, 1, 1, 0, stream,
                                   how == GT_COMPARE_BITS ? bits_args : tol_args, NULL);
     if (r == CUDA_SUCCESS)
         r = gt.drv.cuStreamSynchronize(stream);
@@ -186,7 +140,7 @@ int gt_snapshot_compare(const struct gt_snapshot *s, enum gt_compare how, double
 {
     d->buffer = -1;
     d->index = d->count = 0;
-    struct devk *k = s->n ? devk_get(err, errlen) : NULL;
+    struct gt_devk *k = s->n ? gt_devk_get(err, errlen) : NULL;
     if (s->n && !k)
         return -1;
     for (int i = 0; i < s->n && d->buffer < 0; i++) {
