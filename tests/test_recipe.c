@@ -5,6 +5,7 @@
 #include "cubin.h"
 #include "image.h"
 #include "nvrtc_hooks.h"
+#include "policy.h"
 #include "recipe.h"
 #include "registry.h"
 #include "tap.h"
@@ -18,6 +19,21 @@ static const char source[] =
     "#ifndef BLOCK\n#define BLOCK 64\n#endif\n"
     "extern \"C\" __global__ void __launch_bounds__(1024) fill(float *x, int n)\n"
     "{ int i = blockIdx.x * BLOCK + threadIdx.x; if (i < n) x[i] = (float)(BLOCK + ITEMS); }\n";
+
+/* A kernel that checks the trial's deadline itself when built for one. */
+static const char checkpointed[] =
+    "extern \"C\" __global__ void spin(float *x, int n, int reps)\n"
+    "{\n"
+    "    float v = 0.0f;\n"
+    "    for (int r = 0; r < reps; r++) {\n"
+    "#ifdef GPUTUNE_WATCHDOG\n"
+    "        if (__syncthreads_or(gputune_expired()))\n"
+    "            return;\n"
+    "#endif\n"
+    "        v += x[(threadIdx.x + r) % n];\n"
+    "    }\n"
+    "    x[threadIdx.x % n] = v;\n"
+    "}\n";
 
 static struct gt_jit jit;
 
@@ -42,6 +58,38 @@ static const struct gt_cubin_kernel *kernel_of(struct gt_cubin *c, const struct 
         if (strcmp(c->kernels[i].name, name) == 0)
             return &c->kernels[i];
     return NULL;
+}
+
+/* The kernel's own checkpoints build with the watchdog's header, and only then. */
+static void test_checkpoints(const struct gt_space *s, const unsigned block[3])
+{
+    char path[] = "/tmp/gputune-recipe-XXXXXX.cu", err[256];
+    int fd = mkstemps(path, 3);
+    ok(fd >= 0 && write(fd, checkpointed, sizeof checkpointed - 1) == (ssize_t)(sizeof checkpointed - 1),
+       "a kernel with checkpoints of its own");
+    close(fd);
+    struct gt_recipe r;
+    struct gt_variant_job vj;
+    uint32_t cfg[4] = {0, 0, 0, 0};
+    char *opts[] = {"-DITEMS=1"};
+    ok(gt_recipe_from_file(&r, path, opts, 1, NULL, 0, "spin", 90, err, sizeof err) == 0, "its recipe");
+    ok(gt_recipe_job(&r, s, cfg, block, NULL, &vj) == 0 && gt_recipe_watchdog(&r, GT_WATCHDOG_LOOPS, &vj) == 0,
+       "a job for trials under the watchdog");
+    ok(has_option(&vj, "--pre-include=" GT_WATCHDOG_HEADER_NAME) == 1 && vj.job.nheaders == 1 &&
+           strcmp(vj.job.include_names[0], GT_WATCHDOG_HEADER_NAME) == 0,
+       "NVRTC includes gputune_watchdog.h first");
+    gt_jit_build(&jit, NULL, &vj.job);
+    ok(vj.job.ok && vj.job.watch.entry, "it builds, with the entry check: %s", vj.job.log ? vj.job.log : vj.job.watch.note);
+    ok(vj.job.ptx && strstr(vj.job.ptx, "%globaltimer") && strstr(vj.job.ptx, ".global .align 8 .b8 __gputune_watchdog[24]"),
+       "the kernel reads the deadline the header defines");
+    gt_variant_job_free(&vj);
+    ok(gt_recipe_job(&r, s, cfg, block, NULL, &vj) == 0, "a plain job");
+    gt_jit_build(&jit, NULL, &vj.job);
+    ok(vj.job.ok && vj.job.ptx && !strstr(vj.job.ptx, "__gputune_watchdog") && !vj.job.watch.entry,
+       "builds without the header, the checkpoints or any check");
+    gt_variant_job_free(&vj);
+    gt_recipe_free(&r);
+    unlink(path);
 }
 
 static struct gt_space *space_of(void)
@@ -151,6 +199,7 @@ int main(void)
     struct gt_image sass = {.bytes = (const unsigned char *)"\177ELF", .size = 4, .format = GT_FMT_CUBIN};
     ok(gt_recipe_from_image(&r, &sass, "fill", 90, err, sizeof err) != 0, "a SASS-only image: %s", err);
 
+    test_checkpoints(s, block);
     gt_space_free(s);
     gt_jit_close(&jit);
     return done_testing();
