@@ -34,13 +34,13 @@ UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
              $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
              $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
-             $(BUILD)/tests/helpers/faulty_app
+             $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
              $(BUILD)/examples/threads_app
 BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx \
-             $(BUILD)/bench/snapshot_app
+             $(BUILD)/bench/snapshot_app $(BUILD)/bench/watchdog_overhead $(BUILD)/bench/watchdog_kernels.ptx
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -85,6 +85,10 @@ $(BUILD)/tests/helpers/nvrtc_min: tests/helpers/nvrtc_min.c
 	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
 
 $(BUILD)/tests/helpers/faulty_app: tests/fixtures/faulty_app.cu tests/fixtures/faulty_kernel.cuh examples/common.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@
+
+$(BUILD)/tests/helpers/slow_app: tests/fixtures/slow_app.cu tests/fixtures/slow_kernel.cuh examples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
@@ -148,6 +152,14 @@ $(BUILD)/bench/transpose.ptx: kernels/transpose.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -ptx -arch=compute_90 $< -o $@
 
+$(BUILD)/bench/watchdog_kernels.ptx: bench/watchdog_kernels.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_90 $< -o $@
+
+$(BUILD)/bench/watchdog_overhead: bench/watchdog_overhead.c $(BUILD)/libgtcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS) $(CUDA_LIB)
+
 export GT_BUILD := $(abspath $(BUILD))
 export GT_SANITIZE := $(if $(SAN),1,)
 
@@ -169,6 +181,7 @@ bench: all
 	bench/launch_overhead
 	$(BUILD)/bench/compile kernels/transpose.cu $(BUILD)/bench/transpose.ptx
 	bench/snapshot
+	bench/watchdog
 
 clean:
 	rm -rf build build-asan

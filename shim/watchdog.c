@@ -307,7 +307,7 @@ static const char *why_open(int mode, unsigned uses, int external, int merge)
     if (uses & GT_PTX_USES_BAR_MIXED)
         return "the kernel uses barrier 0 with arrive, red or a thread count";
     if (merge)
-        return "no block barrier is inside them and the kernel uses warp-collective instructions or named barriers";
+        return "no block barrier inside, and the kernel uses warp-collective instructions or named barriers";
     return "the kernel uses warp-collective instructions or named barriers";
 }
 

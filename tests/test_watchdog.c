@@ -92,7 +92,7 @@ static void test_kernels(void)
         {"wd_loop", 1, 0, 0, "1 loop-head"},
         {"wd_nested", 2, 0, 0, NULL},
         {"wd_tiled", 0, 10, 0, "10 barrier checks"},
-        {"wd_reduce", 0, 2, 2, "no block barrier is inside them"},
+        {"wd_reduce", 0, 2, 2, "no block barrier inside"},
         {"wd_shuffle", 0, 0, 1, "warp-collective"},
         {"wd_calls", 2, 0, 0, NULL},
         {"wd_vote_block", 0, 0, 1, "barrier 0 with arrive, red or a thread count"},
