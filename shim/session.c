@@ -806,7 +806,7 @@ void gt_session_report(void)
         gt_info("  %8.2fus  %8.2fus  %6.2fx  %6ld  %6ld  %7ld  %s / %s / %s", r->baseline_us, r->best_us, speedup,
                 r->trials, r->verify_failures, r->aborted, r->kernel, r->signature, r->config);
         if (csv)
-            fprintf(csv, "\"%s\",\"%s\",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.2f,\"%s\"\n", r->kernel,
+            fprintf(csv, "\"%s\",\"%s\",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.3f,\"%s\"\n", r->kernel,
                     r->signature, r->baseline_us, r->best_us, speedup, r->trials, r->invalid, r->verify_failures,
                     r->aborted, (unsigned long long)r->space, r->strategy, r->seconds, r->config);
     }

@@ -19,15 +19,22 @@
  *   - with no barriers, warp-collective or asynchronous instructions at
  *     all, each thread checks at every loop head and may leave alone;
  *   - with block barriers `bar.sync 0` (and only those on barrier 0, no
- *     asynchronous copies in flight to abandon), each of them becomes a
- *     barrier-reduction that decides for the block, so a loop with a
- *     __syncthreads() in it is checked once per iteration;
+ *     asynchronous copies in flight to abandon), the first of each loop
+ *     becomes a barrier-reduction that decides for the block, so a loop
+ *     with a __syncthreads() in it is checked once per iteration (every
+ *     thread of a block runs the same bar.sync of each phase; barriers
+ *     without .aligned may pair with one another, so all of those change);
  *   - any other loop keeps only the entry check, said in the report;
  *   - kernels of thread block clusters get no checks: a cluster's blocks
  *     cannot decide together.
  *
  * Checks sit in blocks of their own `{ }` with their own registers; the
- * kernel keeps the deadline in one 64-bit register for its loop checks. */
+ * kernel keeps the deadline in one 64-bit register for its loop checks.
+ * Reads of the deadline may come from L1: it changes once, from 0 to its
+ * value, by the compare-and-swap of a thread 0 that read 0 on the same SM
+ * (which drops that SM's copy), so a cached read is never wrong, and a
+ * volatile read by every block would queue the whole grid on one line of
+ * L2. */
 #include "watchdog.h"
 #include "errmsg.h"
 #include "policy.h"
@@ -51,7 +58,7 @@ const char gt_watchdog_header[] =
     " * if (__syncthreads_or(gputune_expired())) return; */\n"
     "static __device__ __forceinline__ bool gputune_expired(void)\n"
     "{\n"
-    "    unsigned long long now, deadline = *(volatile unsigned long long *)&" W "[0];\n"
+    "    unsigned long long now, deadline = __ldca(&" W "[0]);\n"
     "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(now));\n"
     "    if (deadline == 0 || now <= deadline)\n"
     "        return false;\n"
@@ -73,7 +80,7 @@ static void emit_expired(FILE *f, int in_kernel, const char *pred)
         fprintf(f, "\tsetp.gt.u64 %s, %%gtw_n, %%gtw_dl;\n", pred);
         return;
     }
-    fprintf(f, "\tld.volatile.global.u64 %%gtw_d, [" W "];\n\tsetp.ne.u64 %s, %%gtw_d, 0;\n"
+    fprintf(f, "\tld.global.ca.u64 %%gtw_d, [" W "];\n\tsetp.ne.u64 %s, %%gtw_d, 0;\n"
                "\tsetp.gt.and.u64 %s, %%gtw_n, %%gtw_d, %s;\n", pred, pred, pred);
 }
 
@@ -108,9 +115,9 @@ static void emit_entry(FILE *f, int keep_deadline)
           "\tsetp.eq.u32 %gtw_q, %gtw_t, 0;\n"
           "\tmov.u64 %gtw_d, -1;\n"
           "\tmov.u64 %gtw_n, %globaltimer;\n"
-          "\t@%gtw_q ld.volatile.global.u64 %gtw_d, [" W "];\n"
+          "\t@%gtw_q ld.global.ca.u64 %gtw_d, [" W "];\n"
           "\tsetp.eq.and.u64 %gtw_s, %gtw_d, 0, %gtw_q;\n"
-          "\t@%gtw_s ld.volatile.global.u64 %gtw_b, [" W "+16];\n"
+          "\t@%gtw_s ld.global.ca.u64 %gtw_b, [" W "+16];\n"
           "\t@%gtw_s add.u64 %gtw_b, %gtw_n, %gtw_b;\n"
           "\t@%gtw_s atom.global.cas.b64 %gtw_d, [" W "], 0, %gtw_b;\n"
           "\t@%gtw_s setp.eq.u64 %gtw_s, %gtw_d, 0;\n"
@@ -118,9 +125,12 @@ static void emit_entry(FILE *f, int keep_deadline)
           "\tsetp.gt.and.u64 %gtw_p, %gtw_n, %gtw_d, %gtw_q;\n"
           "\tbar.red.or.pred %gtw_p, 0, %gtw_p;\n", f);
     emit_stop(f);
-    /* A thread that still read 0 never stops: a late stop, never a wrong one. */
+    /* Thread 0's swap is done: a 0 here is a stale copy, read again from L2.
+     * A thread that still reads 0 never stops: a late stop, never a wrong one. */
     if (keep_deadline)
-        fputs("\tld.volatile.global.u64 %gtw_dl, [" W "];\n"
+        fputs("\tld.global.ca.u64 %gtw_dl, [" W "];\n"
+              "\tsetp.eq.u64 %gtw_s, %gtw_dl, 0;\n"
+              "\t@%gtw_s ld.volatile.global.u64 %gtw_dl, [" W "];\n"
               "\tsetp.eq.u64 %gtw_s, %gtw_dl, 0;\n"
               "\t@%gtw_s mov.u64 %gtw_dl, -1;\n", f);
     fputs("\t}\n", f);
@@ -287,10 +297,23 @@ static int reach(const struct gt_ptx_module *m, size_t kernel, unsigned char *in
     return 0;
 }
 
-static int barrier_inside(const struct gt_ptx_func *f, const struct gt_ptx_loop *l)
+/* The first barrier inside the loop, or -1. */
+static int first_barrier(const struct gt_ptx_func *f, const struct gt_ptx_loop *l)
 {
     for (unsigned i = 0; i < f->nbarriers; i++)
         if (f->barriers[i].begin > l->offset && f->barriers[i].begin < l->back)
+            return (int)i;
+    return -1;
+}
+
+/* bar.sync and barrier.sync.aligned: every thread of the block at the same one. */
+static int aligned(const char *text, const struct gt_ptx_barrier *b)
+{
+    const char *op = text + b->opcode;
+    if (b->opcode_len > 4 && memcmp(op, "bar.", 4) == 0)
+        return 1;
+    for (size_t i = 0; i + 8 <= b->opcode_len; i++)
+        if (memcmp(op + i, ".aligned", 8) == 0)
             return 1;
     return 0;
 }
@@ -320,23 +343,34 @@ struct counts {
 static void plan_function(struct plan *p, const struct gt_ptx_func *f, int per_thread, int merge, struct counts *c)
 {
     int in_kernel = f == p->kernel;
+    unsigned char *decide = calloc(f->nbarriers ? f->nbarriers : 1, 1);
+    if (!decide) {
+        p->failed = 1;
+        return;
+    }
     for (unsigned i = 0; i < f->nloops; i++) {
         size_t at;
+        int b = merge ? first_barrier(f, &f->loops[i]) : -1;
         if (per_thread && after_label(p->ptx, &f->loops[i], &at) == 0) {
             emit_loop_check(edit_begin(p), in_kernel);
             edit_end(p, at, 0);
             c->loop_checks++;
-        } else if (!merge || !barrier_inside(f, &f->loops[i])) {
+        } else if (b >= 0) {
+            decide[b] = 1;
+        } else {
             if (c->open_loops < 4)
                 c->open_lines[c->open_loops] = f->loops[i].line;
             c->open_loops++;
         }
     }
     for (unsigned i = 0; merge && i < f->nbarriers; i++) {
+        if (!decide[i] && aligned(p->ptx, &f->barriers[i]))
+            continue;
         emit_barrier_check(edit_begin(p), p->ptx, &f->barriers[i], in_kernel);
         edit_end(p, f->barriers[i].begin, f->barriers[i].end - f->barriers[i].begin);
         c->barrier_checks++;
     }
+    free(decide);
 }
 
 static void describe(struct gt_wd_report *rep, const struct counts *c, const char *why)
