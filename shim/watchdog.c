@@ -84,14 +84,26 @@ static void emit_expired(FILE *f, int in_kernel, const char *pred)
                "\tsetp.gt.and.u64 %s, %%gtw_n, %%gtw_d, %s;\n", pred, pred, pred);
 }
 
-/* Threads with %gtw_p set mark the trial cut short and stop. */
+/* Threads with %gtw_p set go to the function's stop block. */
 static void emit_stop(FILE *f)
+{
+    fputs("\t@%gtw_p bra $gtw_stop;\n", f);
+}
+
+/* Out of line, so that a check costs a branch: the time it stopped marks
+ * the trial cut short.  `ret` first: nothing falls into it. */
+static void emit_stop_block(FILE *f)
 {
     if (!f)
         return;
-    fputs("\t@%gtw_p mov.u64 %gtw_n, 1;\n"
-          "\t@%gtw_p st.global.u64 [" W "+8], %gtw_n;\n"
-          "\t@%gtw_p exit;\n", f);
+    fputs("\tret;\n"
+          "$gtw_stop: // gputune watchdog: stop\n"
+          "\t{\n"
+          "\t.reg .b64 %gtw_n;\n"
+          "\tmov.u64 %gtw_n, %globaltimer;\n"
+          "\tst.global.u64 [" W "+8], %gtw_n;\n"
+          "\texit;\n"
+          "\t}\n", f);
 }
 
 /* Thread 0 reads the deadline, or fixes it if its block is the grid's
@@ -342,7 +354,7 @@ struct counts {
 /* The loop and barrier checks of one function the kernel reaches. */
 static void plan_function(struct plan *p, const struct gt_ptx_func *f, int per_thread, int merge, struct counts *c)
 {
-    int in_kernel = f == p->kernel;
+    int in_kernel = f == p->kernel, before = c->loop_checks + c->barrier_checks;
     unsigned char *decide = calloc(f->nbarriers ? f->nbarriers : 1, 1);
     if (!decide) {
         p->failed = 1;
@@ -371,6 +383,10 @@ static void plan_function(struct plan *p, const struct gt_ptx_func *f, int per_t
         c->barrier_checks++;
     }
     free(decide);
+    if (!in_kernel && c->loop_checks + c->barrier_checks > before) {
+        emit_stop_block(edit_begin(p));
+        edit_end(p, f->end - 1, 0);
+    }
 }
 
 static void describe(struct gt_wd_report *rep, const struct counts *c, const char *why)
@@ -418,6 +434,8 @@ static int plan_kernel(struct plan *p, size_t kidx, int mode, struct gt_wd_repor
     free(in);
     emit_entry(edit_begin(p), own > 0);
     edit_end(p, p->kernel->body + 1, 0);
+    emit_stop_block(edit_begin(p));
+    edit_end(p, p->kernel->end - 1, 0);
     rep->entry = 1;
     rep->loop_checks = c.loop_checks;
     rep->barrier_checks = c.barrier_checks;

@@ -44,6 +44,8 @@ static int loops_checked(const char *text, const struct gt_ptx_func *f)
     return 1;
 }
 
+static const char stop_tail[] = "\texit;\n\t}\n";
+
 struct expect {
     const char *kernel;
     int loop_checks, barrier_checks, open_loops; /* -1: any */
@@ -81,8 +83,13 @@ static void check_kernel(const struct expect *e)
                count(out, "bar.red.or.pred %gtw_p, 0, %gtw_q;") == (size_t)rep.barrier_checks,
            "  the first bar.sync 0 of each loop became a barrier that decides, the others stay");
     ok(count(out, "trap") == count(kernels_ptx, "trap"), "  no trap added");
-    ok(count(out, "gputune watchdog:") == (size_t)(1 + rep.loop_checks + rep.barrier_checks),
+    ok(count(out, "gputune watchdog:") - count(out, "gputune watchdog: stop") ==
+           (size_t)(1 + rep.loop_checks + rep.barrier_checks),
        "  no other check anywhere");
+    ok(k && count(out, "@%gtw_p bra $gtw_stop;") == (size_t)(1 + rep.loop_checks + rep.barrier_checks) &&
+           strstr(out + k->body, "$gtw_stop: // gputune watchdog: stop") &&
+           strncmp(out + k->end - 1 - strlen(stop_tail), stop_tail, strlen(stop_tail)) == 0,
+       "  each check branches to the stop block that ends the kernel");
     ok(assembles(out, e->kernel), "  assembles for sm_90");
     gt_ptx_free(&m);
     gt_ptx_free(&original);
@@ -113,7 +120,8 @@ static void test_kernels(void)
     is_int(gt_watchdog_instrument(kernels_ptx, "wd_nested", GT_WATCHDOG_ENTRY, &out, &rep, err, sizeof err), 0,
            "entry mode instruments wd_nested");
     ok(out && rep.entry && rep.loop_checks == 0 && rep.open_loops == 2 && strstr(rep.note, "set to entry") &&
-           count(out, "gputune watchdog:") == 1 && !strstr(out, "%gtw_dl"),
+           count(out, "gputune watchdog: entry check") == 1 && !strstr(out, "loop check") &&
+           !strstr(out, "%gtw_dl"),
        "  with the entry check alone: %s", rep.note);
     ok(out && assembles(out, "wd_nested entry"), "  assembles");
     free(out);
