@@ -23,6 +23,7 @@ tuned() {
     check "$name: tune mode output bitwise identical to the run without the shim" \
         cmp "$TMP/$name.plain.bin" "$TMP/$name.tune.bin"
     check "$name: launches were tuned" grep -q ' tuned in ' "$TMP/$name.tune.log"
+    check "$name: trials ran with the watchdog's checks" grep -q 'watchdog (loops): entry check' "$TMP/$name.tune.log"
     check "$name: GPUTUNE_REPORT lists them" test "$(wc -l <"$TMP/$name.csv")" -gt 1
     check "$name: run mode passes its own check" ran_ok "$TMP/$name.run"
     check "$name: run mode output bitwise identical" cmp "$TMP/$name.plain.bin" "$TMP/$name.run.bin"
