@@ -20,6 +20,8 @@
 #define GPUTUNE_ENV_REPORT   "GPUTUNE_REPORT"   /* CSV of the tuned kernels, written at exit */
 #define GPUTUNE_ENV_POLICY   "GPUTUNE_POLICY"   /* policy files, separated by ':' */
 #define GPUTUNE_ENV_WATCHDOG "GPUTUNE_WATCHDOG" /* off | entry | loops: cut hopeless trials short */
+#define GPUTUNE_ENV_TRIALS   "GPUTUNE_TRIALS"   /* CSV: every trial of tune mode, appended */
+#define GPUTUNE_ENV_SET      "GPUTUNE_SET"      /* "KEY=VALUE ...": settings over every policy file's */
 
 /* Version of the per-binary cache file format. */
 #define GPUTUNE_CACHE_FORMAT 1

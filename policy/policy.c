@@ -533,6 +533,57 @@ int gt_policy_load_list(struct gt_policy *p, const char *list, struct gt_diags *
     return unreadable ? -1 : errors;
 }
 
+/* dst's settings become over's, then what dst had where over is unset. */
+static int override_settings(struct gt_settings *dst, const struct gt_settings *over)
+{
+    struct gt_settings merged;
+    gt_settings_init(&merged);
+    if (gt_settings_merge(&merged, over) < 0 || gt_settings_merge(&merged, dst) < 0) {
+        gt_settings_clear(&merged);
+        return -1;
+    }
+    gt_settings_clear(dst);
+    *dst = merged;
+    return 0;
+}
+
+int gt_policy_override(struct gt_policy *p, const char *words, struct gt_diags *d)
+{
+    static const char name[] = "GPUTUNE_SET";
+    size_t len = strlen(words), n = 0;
+    char *text = malloc(2 * len + sizeof "[defaults]\n");
+    struct gt_policy *over = text ? gt_policy_new() : NULL;
+    if (!over) {
+        free(text);
+        gt_diags_add(d, (struct gt_loc){name, 0, 0}, "out of memory");
+        return 1;
+    }
+    /* one word per line after the header: line N + 1 holds word N */
+    n = (size_t)sprintf(text, "[defaults]\n");
+    for (const char *s = words + strspn(words, " \t"); *s; s += strspn(s, " \t")) {
+        size_t w = strcspn(s, " \t");
+        memcpy(text + n, s, w);
+        n += w;
+        text[n++] = '\n';
+        s += w;
+    }
+    size_t before = d->n;
+    int rc = gt_policy_load_string(over, name, text, n, d);
+    for (size_t i = before; i < d->n; i++)
+        d->v[i].line -= d->v[i].line > 0;
+    if (rc == 0) {
+        for (size_t i = 0; i < p->nsections && rc == 0; i++)
+            rc = override_settings(&p->sections[i]->set, &over->unnamed) < 0;
+        if (rc == 0)
+            rc = override_settings(&p->unnamed, &over->unnamed) < 0;
+        if (rc)
+            gt_diags_add(d, (struct gt_loc){name, 0, 0}, "out of memory");
+    }
+    gt_policy_free(over);
+    free(text);
+    return rc;
+}
+
 /* ---- choosing a section ---- */
 
 static int opens(char c)

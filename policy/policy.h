@@ -106,6 +106,11 @@ int gt_policy_load_string(struct gt_policy *p, const char *name, const char *tex
 /* Reads every file of a ':'-separated list (GPUTUNE_POLICY); returns the
  * worst result of gt_policy_load_file. */
 int gt_policy_load_list(struct gt_policy *p, const char *list, struct gt_diags *d);
+/* Settings over every file's (GPUTUNE_SET): blank-separated KEY=VALUE words,
+ * each a setting as a [defaults] section takes it, replace what sections
+ * and [defaults] say.  Returns 0, or 1 with messages in d (line N is the
+ * N-th word) and nothing changed. */
+int gt_policy_override(struct gt_policy *p, const char *words, struct gt_diags *d);
 
 /* Does pattern select the kernel?  Globs (fnmatch) are tried against the
  * mangled name, the demangled one, the demangled one without its return

@@ -72,24 +72,36 @@ static void parse_force(struct gt_apply *a, const char *v)
     free(copy);
 }
 
+static void warn_diags(struct gt_diags *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        char msg[1024];
+        gt_diag_format(&d->v[i], msg, sizeof msg);
+        gt_warn("%s", msg);
+    }
+    gt_diags_clear(d);
+}
+
+/* GPUTUNE_POLICY's files, then GPUTUNE_SET's settings over them. */
 static void load_policy(struct gt_apply *a)
 {
-    const char *list = getenv(GPUTUNE_ENV_POLICY);
-    if (!list || !*list)
+    const char *list = getenv(GPUTUNE_ENV_POLICY), *set = getenv(GPUTUNE_ENV_SET);
+    int have_list = list && *list, have_set = set && set[strspn(set, " \t")];
+    if (!have_list && !have_set)
         return;
     struct gt_diags d = {0};
     a->policy = gt_policy_new();
-    int r = a->policy ? gt_policy_load_list(a->policy, list, &d) : -1;
-    for (size_t i = 0; i < d.n; i++) {
-        char msg[1024];
-        gt_diag_format(&d.v[i], msg, sizeof msg);
-        gt_warn("%s", msg);
-    }
-    gt_diags_clear(&d);
+    int r = !a->policy ? -1 : have_list ? gt_policy_load_list(a->policy, list, &d) : 0;
+    warn_diags(&d);
     if (r < 0) {
         gt_warn("GPUTUNE_POLICY: cannot read %s; no policy applies", list);
         gt_policy_free(a->policy);
         a->policy = NULL;
+        return;
+    }
+    if (have_set && gt_policy_override(a->policy, set, &d) != 0) {
+        warn_diags(&d);
+        gt_warn("GPUTUNE_SET is not applied");
     }
 }
 

@@ -41,6 +41,7 @@
 
 #include "gputune.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +110,7 @@ struct result {
     double baseline_us, best_us;
     long trials, verify_failures, aborted, invalid;
     uint64_t space;
-    double seconds;
+    double seconds, compile_s, trial_s, snapshot_s;
     struct result *next;
 };
 
@@ -131,12 +132,14 @@ struct candidate {
     struct gt_knobs knobs;
     int rebuild;
     int may_cut;      /* the strategy lets the watchdog cut it short */
+    double build_s;   /* how long its build took on the pool */
 };
 
 struct session {
     struct gt_plan *p;
     struct gt_handle *hd;
     const struct gt_call *c;   /* the application's launch */
+    const char *signature;     /* its signature, as text */
     struct gt_call trial;      /* the same on the session's stream */
     CUstream stream;
     struct gt_snapshot snap;
@@ -156,6 +159,11 @@ struct session {
     CUdeviceptr wd;            /* the running variant's watchdog words, 0: not instrumented */
     unsigned long long budget_ns; /* the running trial's, 0: it is not cut */
     int noted;                 /* the instrumentation was described */
+    /* where the time goes: waiting for builds, running the kernel (and
+     * checking it), and in the snapshot, whose restores before each run are
+     * counted and costed at the time one synchronous restore took */
+    double t_compile, t_run, t_save, t_restore;
+    long restores;
     /* the best few, by median time */
     struct best {
         uint32_t *cfg;
@@ -179,6 +187,7 @@ static CUresult arm(struct session *s, CUstream stream)
 static CUresult restore(void *arg, CUstream stream)
 {
     struct session *s = arg;
+    s->restores++;
     CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, stream);
     if (r == CUDA_SUCCESS && s->running)
         gt_variant_mirror(s->running, stream, 0, 0);
@@ -381,7 +390,48 @@ static int reference(struct session *s, char *why, size_t len)
 static void task_build(void *arg)
 {
     struct candidate *c = arg;
+    double t0 = now();
     gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &c->vj.job);
+    c->build_s = now() - t0;
+}
+
+/* Waits for a candidate's build, counting the wait as compile time. */
+static void wait_build(struct session *s, struct gt_pool *pool, struct candidate *c)
+{
+    double t0 = now();
+    gt_pool_wait(pool, &c->task);
+    s->t_compile += now() - t0;
+}
+
+/* GPUTUNE_TRIALS: every trial as a CSV row, appended, for studying a space
+ * (run with GPUTUNE_WATCHDOG=off to have every time in full).  Sessions run
+ * one at a time, so rows never interleave. */
+static FILE *trials_file(void)
+{
+    static FILE *f;
+    static int opened;
+    if (opened)
+        return f;
+    opened = 1;
+    const char *path = getenv(GPUTUNE_ENV_TRIALS);
+    if (!path || !*path)
+        return NULL;
+    if (!(f = fopen(path, "a"))) {
+        gt_warn("cannot write %s=%s: %s", GPUTUNE_ENV_TRIALS, path, strerror(errno));
+        return NULL;
+    }
+    if (ftell(f) == 0)
+        fprintf(f, "kernel,signature,configuration,outcome,us,build_s\n");
+    return f;
+}
+
+static void record(const struct session *s, const char *cfgtext, const char *outcome, double us, double build_s)
+{
+    FILE *f = trials_file();
+    if (f) {
+        fprintf(f, "\"%s\",\"%s\",\"%s\",%s,%.3f,%.3f\n", s->p->shown, s->signature, cfgtext, outcome, us, build_s);
+        fflush(f);
+    }
 }
 
 /* Takes a finished build's cubin (and lowered name) for later. */
@@ -432,21 +482,25 @@ static enum gt_trial_status aborted(struct session *s, const char *cfgtext, doub
 
 /* Loads, checks and times one candidate: GT_TRIAL_OK with its median in
  * *us, GT_TRIAL_ABORTED with how long it ran, or GT_TRIAL_INVALID.  The
- * first run is timed too, for when it is cut short. */
+ * first run is timed too, for when it is cut short.  quiet: a candidate
+ * measured again, neither logged nor recorded. */
 static enum gt_trial_status trial(struct session *s, struct candidate *c, const struct gt_jit_job *built, int quiet,
                                   double *us)
 {
     char why[1024], cfgtext[512];
     struct gt_variant v = {0};
     struct gt_diff d;
-    double t[64];
+    double t[64], t0 = now();
     CUresult r;
     enum gt_trial_status st = GT_TRIAL_INVALID;
+    const char *outcome = "failed";
     *us = -1;
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
     if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
         gt_plan_load(s->p, s->hd, &c->knobs, c->rebuild, built, &v, why, sizeof why) != 0) {
         gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
+        if (!quiet)
+            record(s, cfgtext, "invalid", -1, c->build_s);
         return GT_TRIAL_INVALID;
     }
     s->running = &v;
@@ -460,6 +514,7 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
         gt_warn("kernel %s: %s", s->p->shown, why);
     } else if (d.buffer >= 0) {
         s->verify_failures++;
+        outcome = "wrong";
         if (!quiet)
             gt_info("kernel %s: '%s' computes another result: buffer %d (%.1f MiB at 0x%llx) differs first at "
                     "element %llu, %llu elements in all",
@@ -473,9 +528,14 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
         else if (n > 0)
             st = GT_TRIAL_OK, *us = gt_median(t, n);
     }
+    if (st != GT_TRIAL_INVALID)
+        outcome = st == GT_TRIAL_OK ? "ok" : "cut";
+    if (!quiet)
+        record(s, cfgtext, outcome, *us, c->build_s);
     s->running = NULL;
     s->wd = 0;
     gt_variant_unload(&v);
+    s->t_run += now() - t0;
     return st;
 }
 
@@ -540,7 +600,7 @@ static void search(struct session *s, long budget, double deadline)
         for (int i = 0; i < nb; i++) {
             struct candidate *c = &batch[i];
             double us = -1;
-            gt_pool_wait(pool, &c->task);
+            wait_build(s, pool, c);
             describe_checks(s, &c->vj.job);
             enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
             s->trials++;
@@ -573,7 +633,7 @@ static void build_plain(struct session *s)
             c[i].task.done = 1;
     }
     for (int i = 0; i < s->nbest; i++) {
-        gt_pool_wait(pool, &c[i].task);
+        wait_build(s, pool, &c[i]);
         if (c[i].vj.job.ok)
             take_build(&s->best[i].built, &c[i].vj.job);
         gt_variant_job_free(&c[i].vj);
@@ -590,7 +650,9 @@ static int remeasure(struct session *s, double *baseline)
     int reps = s->repeat < 64 ? s->repeat : 64, winner = -1;
     build_plain(s);
     s->running = NULL;
+    double t0 = now();
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, us, &r);
+    s->t_run += now() - t0;
     if (n > 0)
         *baseline = gt_median(us, n);
     double best = *baseline * (1 - MIN_GAIN);
@@ -628,6 +690,19 @@ static void persist(struct session *s, const char *signature, const char *config
         gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
 }
 
+/* Seconds spent in the snapshot, and running and checking kernels without
+ * the restores that preceded each run. */
+static double snapshot_seconds(const struct session *s)
+{
+    return s->t_save + s->t_restore * (double)(s->restores + 1);
+}
+
+static double trial_seconds(const struct session *s)
+{
+    double t = s->t_run - s->t_restore * (double)s->restores;
+    return t > 0 ? t : 0;
+}
+
 static void remember(struct session *s, const char *signature, const char *config, double base_us, double best_us,
                      double seconds)
 {
@@ -638,7 +713,8 @@ static void remember(struct session *s, const char *signature, const char *confi
                          .strategy = strdup(gt_strategy_name(s->strategy)), .baseline_us = base_us, .best_us = best_us,
                          .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
                          .aborted = s->aborted,
-                         .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds};
+                         .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds,
+                         .compile_s = s->t_compile, .trial_s = trial_seconds(s), .snapshot_s = snapshot_seconds(s)};
     r->next = results; /* the session holds ser.lock */
     results = r;
 }
@@ -659,10 +735,11 @@ static void session_free(struct session *s)
 /* The original's median time, the first deadlines' base; -1 if unknown. */
 static double measure_original(struct session *s)
 {
-    double us[64];
+    double us[64], t0 = now();
     CUresult r;
     s->running = NULL;
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, s->repeat < 64 ? s->repeat : 64, us, &r);
+    s->t_run += now() - t0;
     return n > 0 ? gt_median(us, n) : -1;
 }
 
@@ -696,6 +773,8 @@ static int prepare(struct session *s, char *why, size_t len)
         return -1;
     }
     double t2 = now();
+    s->t_save = t1 - t0;
+    s->t_restore = t2 - t1;
     gt_debug("kernel %s: snapshot of %d buffers, %.1f MiB in %s memory: saved at %.1f GB/s, restored at %.1f GB/s",
              s->p->shown, s->snap.n, s->snap.bytes / 1048576.0, s->snap.on_host ? "pinned host" : "device",
              s->snap.bytes / (t1 - t0) / 1e9, s->snap.bytes / (t2 - t1) / 1e9);
@@ -703,7 +782,9 @@ static int prepare(struct session *s, char *why, size_t len)
         snprintf(why, len, "cannot time trials");
         return -1;
     }
+    double t3 = now();
     int rc = reference(s, why, len);
+    s->t_run += now() - t3;
     if (rc != 0)
         return rc;
     choose_watchdog(s);
@@ -727,7 +808,7 @@ static uint64_t seed_for(const char *kernel, const char *signature)
 int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                     const char *signature, CUresult *r)
 {
-    struct session s = {.p = p, .hd = hd, .c = c};
+    struct session s = {.p = p, .hd = hd, .c = c, .signature = signature};
     char why[1024] = "";
     double t0 = now(), baseline = -1;
     const struct gt_settings *st = settings(p);
@@ -735,8 +816,10 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
     begin_exclusive();
     int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
+    double t1 = now();
     if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
+    s.t_compile += now() - t1;
     if (ok) {
         s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, NULL, budget, seed_for(p->k->name, signature),
                                      why, sizeof why);
@@ -771,6 +854,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
                 "short): %s %.2f us against %.2f us, %.2fx",
                 p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted,
                 winner >= 0 ? config : "the original", best, baseline, best > 0 ? baseline / best : 1.0);
+        gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot",
+                 p->shown, s.t_compile, trial_seconds(&s), snapshot_seconds(&s));
         persist(&s, signature, config, best, baseline);
         remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
         if (winner >= 0) {
@@ -797,7 +882,7 @@ void gt_session_report(void)
         gt_warn("cannot write GPUTUNE_REPORT=%s", csv_path);
     if (csv)
         fprintf(csv, "kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,"
-                     "strategy,seconds,configuration\n");
+                     "strategy,seconds,compile_s,trial_s,snapshot_s,configuration\n");
     if (results && gt_log_enabled(GT_LOG_INFO))
         gt_info("  %10s  %10s  %7s  %6s  %6s  %7s  %s", "baseline", "best", "speedup", "trials", "wrong", "aborted",
                 "kernel / signature / configuration");
@@ -806,9 +891,10 @@ void gt_session_report(void)
         gt_info("  %8.2fus  %8.2fus  %6.2fx  %6ld  %6ld  %7ld  %s / %s / %s", r->baseline_us, r->best_us, speedup,
                 r->trials, r->verify_failures, r->aborted, r->kernel, r->signature, r->config);
         if (csv)
-            fprintf(csv, "\"%s\",\"%s\",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.3f,\"%s\"\n", r->kernel,
-                    r->signature, r->baseline_us, r->best_us, speedup, r->trials, r->invalid, r->verify_failures,
-                    r->aborted, (unsigned long long)r->space, r->strategy, r->seconds, r->config);
+            fprintf(csv, "\"%s\",\"%s\",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.3f,%.3f,%.3f,%.3f,\"%s\"\n",
+                    r->kernel, r->signature, r->baseline_us, r->best_us, speedup, r->trials, r->invalid,
+                    r->verify_failures, r->aborted, (unsigned long long)r->space, r->strategy, r->seconds,
+                    r->compile_s, r->trial_s, r->snapshot_s, r->config);
     }
     if (csv)
         fclose(csv);

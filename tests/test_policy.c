@@ -1,7 +1,8 @@
 /* test_policy: policy files read through inih: sections and keys, values
  * continued on indented lines, [defaults] inheritance, glob selection on
  * mangled and demangled names, spaces built per architecture, launch
- * geometry and signatures evaluated for a launch, and files as a list.
+ * geometry and signatures evaluated for a launch, files as a list, and
+ * settings over every file's (GPUTUNE_SET).
  * (The catalogue of bad files with their messages is tests/policy.t.) */
 #include "../policy/policy.h"
 #include "tap.h"
@@ -359,6 +360,35 @@ static void files(void)
     unlink(b);
 }
 
+static void overrides(void)
+{
+    struct gt_diags d = {0};
+    int rc;
+    struct gt_policy *p = load("o.ini", "[defaults]\nstrategy = random\nbudget.trials = 9\nstrategy.top = 3\n"
+                                        "[kernel \"k1\"]\nbudget.seconds = 5\ntiming.repeat = 7\n", &d, &rc);
+    is_int(rc, 0, "a policy to override");
+    is_int(gt_policy_override(p, "  strategy=exhaustive\tbudget.trials=100000 strategy.top=8 ", &d), 0,
+           "GPUTUNE_SET words are taken");
+    const struct gt_settings *st = &p->sections[0]->set;
+    ok(strcmp(st->strategy, "exhaustive") == 0 && st->budget_trials == 100000, "  over a section's settings");
+    ok(st->budget_seconds == 5 && st->timing_repeat == 7, "  which keeps those not overridden");
+    is_str(gt_settings_param(st, "top", ""), "8", "  strategy parameters too");
+    ok(strcmp(p->unnamed.strategy, "exhaustive") == 0 && p->unnamed.budget_trials == 100000,
+       "  and over the settings of kernels no section names");
+    is_int(gt_policy_override(p, "budget.trials=1 budget.trails=3", &d), 1, "an unknown key is refused");
+    char msg[256] = "";
+    if (d.n)
+        gt_diag_format(&d.v[0], msg, sizeof msg);
+    ok(strncmp(msg, "GPUTUNE_SET:2:1: ", 17) == 0 && strstr(msg, "budget.trials"), "  naming the word and the nearest key");
+    show(&d);
+    ok(p->sections[0]->set.budget_trials == 100000, "  and nothing changes");
+    gt_diags_clear(&d);
+    is_int(gt_policy_override(p, "param X=1", &d), 1, "a dimension is not a setting");
+    gt_diags_clear(&d);
+    is_int(gt_policy_override(p, "", &d), 0, "no words: nothing to do");
+    gt_policy_free(p);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/gt-policy-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -368,6 +398,7 @@ int main(void)
     matching();
     sections_and_lines();
     files();
+    overrides();
     rmdir(dir);
     return done_testing();
 }

@@ -24,7 +24,7 @@ is "$(table_field "$TMP/tune.log" 1 "saxpy(")" 3120 "every launch still counted,
 check "a launch the application gets wrong is not tuned, quietly" sh -c "! grep -q 'block=4096.*not tuned' '$TMP/tune.log'"
 check "the exit report lists the tuned kernels" grep -q 'baseline .* best .* speedup .* trials' "$TMP/tune.log"
 is "$(tail -n +2 "$TMP/report.csv" | wc -l | tr -d ' ')" 7 "GPUTUNE_REPORT: one CSV row per tuned signature"
-check "with the columns it promises" grep -q '^kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,strategy,seconds,configuration$' "$TMP/report.csv"
+check "with the columns it promises" grep -q '^kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,strategy,seconds,compile_s,trial_s,snapshot_s,configuration$' "$TMP/report.csv"
 cache=$(ls "$TMP"/cache/minirt-*.ini)
 is "$(grep -c '^\[entry ' "$cache")" 7 "the cache file holds an entry per signature"
 check "each says what won, against what, how" sh -c "grep -q '^baseline_us = ' '$cache' && grep -q '^strategy = ' '$cache' && grep -q '^space = 420' '$cache'"
@@ -48,6 +48,23 @@ out=$(GPUTUNE_CACHE_DIR="$TMP/plainfile/cache" minirt tune readonly)
 is "$out" "minirt: done" "a cache directory that cannot be made does not stop the application"
 check "and is reported" grep -q "cannot create cache directory $TMP/plainfile" "$TMP/readonly.log"
 check "as is the result it could not keep" grep -q "the tuning result is not kept" "$TMP/readonly.log"
+
+# GPUTUNE_SET over the settings, GPUTUNE_TRIALS recording each trial.
+GPUTUNE_SET='budget.trials=2 strategy=random' GPUTUNE_TRIALS="$TMP/trials.csv" GPUTUNE_REPORT="$TMP/set.csv" \
+    minirt retune set --threads 3 >/dev/null
+is "$(sed 's/"[^"]*"//g' "$TMP/set.csv" | awk -F, 'NR > 1 && $6 > 2' | wc -l | tr -d ' ')" 0 \
+    "GPUTUNE_SET: every session keeps to its budget.trials"
+check "  with its strategy" sh -c "sed 1d '$TMP/set.csv' | grep -q ',random,'"
+is "$(head -1 "$TMP/trials.csv")" "kernel,signature,configuration,outcome,us,build_s" "GPUTUNE_TRIALS: a CSV header"
+is "$(sed 1d "$TMP/trials.csv" | wc -l | tr -d ' ')" \
+    "$(sed 's/"[^"]*"//g' "$TMP/set.csv" | awk -F, 'NR > 1 { n += $6 } END { print n }')" "  and a row per trial"
+check "  each with its outcome and time" sh -c "sed 1d '$TMP/trials.csv' | grep -qE '^\"saxpy.*\",\"[^\"]*\",\"[^\"]+\",ok,[0-9.]+,[0-9.]+\$'"
+GPUTUNE_SET='budget.trials=x' minirt retune badset >/dev/null
+check "a bad GPUTUNE_SET is reported, naming the word" grep -q "GPUTUNE_SET:1:15: expected an integer, found 'x'" "$TMP/badset.log"
+check "  and not applied" grep -q "GPUTUNE_SET is not applied" "$TMP/badset.log"
+: >"$TMP/plainfile"
+GPUTUNE_TRIALS="$TMP/plainfile/x.csv" minirt retune badtrials >/dev/null
+check "a GPUTUNE_TRIALS that cannot be written is reported" grep -q "cannot write GPUTUNE_TRIALS=$TMP/plainfile/x.csv" "$TMP/badtrials.log"
 
 # Eight processes tuning into one cache file at once.
 rm -rf "$TMP/cache"
