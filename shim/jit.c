@@ -13,8 +13,14 @@
  * resolver the owner passes in: inside the shim that is libc's dlsym, not
  * the shim's own, so the shim's compilations are not taken for the
  * application's.  Both compilers may run on many threads at once,
- * one program or link per job. */
+ * one program or link per job, but NVRTC serializes the programs of one
+ * process behind a lock of its own: when the owner names a worker
+ * executable (j->worker), each compiling thread sends its NVRTC step to a
+ * worker process of its own (rtcworker.c), and runs it here only when no
+ * worker can.  The worker runs gt_jit_nvrtc too, with the same libnvrtc, so
+ * the PTX is the same either way, and so is the store's key. */
 #include "jit.h"
+#include "rtcworker.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -181,38 +187,62 @@ static char *kept(char *log, int filled)
     return log;
 }
 
-/* Source to PTX into job->ptx; 0 or -1 (job->log says why). */
-static int source_to_ptx(struct gt_jit *j, struct gt_jit_job *job)
+/* Source to PTX, in whichever process runs it: this one, or a worker
+ * (rtcworker.c), so that both give the same bytes. */
+void gt_jit_nvrtc(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_jit_rtc_out *out)
 {
     nvrtcProgram prog;
-    char arch[48];
-    if (j->rtc.create(&prog, job->text, job->name, job->nheaders, job->headers, job->include_names) != NVRTC_SUCCESS) {
-        job->log = strdup("nvrtcCreateProgram failed");
-        return -1;
+    *out = (struct gt_jit_rtc_out){0};
+    if (j->rtc.create(&prog, in->text, in->name, in->nheaders, in->headers, in->include_names) != NVRTC_SUCCESS) {
+        out->log = strdup("nvrtcCreateProgram failed");
+        return;
     }
-    const char **opts = with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, arch, sizeof arch);
-    nvrtcResult r = opts ? NVRTC_SUCCESS : NVRTC_ERROR_OUT_OF_MEMORY;
-    if (r == NVRTC_SUCCESS && job->name_expr)
-        r = j->rtc.add_name(prog, job->name_expr);
-    for (int i = 0; r == NVRTC_SUCCESS && i < job->ninstantiate; i++)
-        r = j->rtc.add_name(prog, job->instantiate[i]);
+    nvrtcResult r = NVRTC_SUCCESS;
+    if (in->name_expr)
+        r = j->rtc.add_name(prog, in->name_expr);
+    for (int i = 0; r == NVRTC_SUCCESS && i < in->ninstantiate; i++)
+        r = j->rtc.add_name(prog, in->instantiate[i]);
     if (r == NVRTC_SUCCESS)
-        r = j->rtc.compile(prog, job->noptions + 1, opts);
-    free(opts);
+        r = j->rtc.compile(prog, in->noptions, in->options);
     size_t size = 0;
     char *log;
     if (j->rtc.log_size(prog, &size) == NVRTC_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
-        job->log = kept(log, j->rtc.log(prog, log) == NVRTC_SUCCESS);
-    if (r == NVRTC_SUCCESS && j->rtc.ptx_size(prog, &size) == NVRTC_SUCCESS && (job->ptx = malloc(size)) != NULL &&
-        j->rtc.ptx(prog, job->ptx) != NVRTC_SUCCESS) {
-        free(job->ptx);
-        job->ptx = NULL;
+        out->log = kept(log, j->rtc.log(prog, log) == NVRTC_SUCCESS);
+    if (r == NVRTC_SUCCESS && j->rtc.ptx_size(prog, &size) == NVRTC_SUCCESS && (out->ptx = malloc(size)) != NULL &&
+        j->rtc.ptx(prog, out->ptx) != NVRTC_SUCCESS) {
+        free(out->ptx);
+        out->ptx = NULL;
     }
     const char *lowered = NULL;
-    if (job->ptx && job->name_expr && j->rtc.lowered_name(prog, job->name_expr, &lowered) == NVRTC_SUCCESS)
-        job->lowered = strdup(lowered);
+    if (out->ptx && in->name_expr && j->rtc.lowered_name(prog, in->name_expr, &lowered) == NVRTC_SUCCESS)
+        out->lowered = strdup(lowered);
     j->rtc.destroy(&prog);
-    return job->ptx ? 0 : -1;
+    out->ok = out->ptx != NULL;
+}
+
+/* Source to PTX into job->ptx: in the calling thread's worker process when
+ * the owner named the worker executable, here when it did not or the
+ * worker could not answer; 0 or -1 (job->log says why). */
+static int source_to_ptx(struct gt_jit *j, struct gt_jit_job *job)
+{
+    char arch[48];
+    const char **opts = with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, arch, sizeof arch);
+    if (!opts) {
+        job->log = strdup("out of memory");
+        return -1;
+    }
+    struct gt_jit_rtc_in in = {.name = job->name, .text = job->text, .nheaders = job->nheaders,
+                               .headers = job->headers, .include_names = job->include_names,
+                               .noptions = job->noptions + 1, .options = opts, .name_expr = job->name_expr,
+                               .ninstantiate = job->ninstantiate, .instantiate = job->instantiate};
+    struct gt_jit_rtc_out out;
+    if (!j->worker[0] || gt_rtcw_compile(j, &in, &out) != 0)
+        gt_jit_nvrtc(j, &in, &out);
+    free(opts);
+    job->ptx = out.ptx;
+    job->log = out.log;
+    job->lowered = out.lowered;
+    return out.ok ? 0 : -1;
 }
 
 /* PTX to a cubin into job->cubin (job->ok); messages join job->log. */

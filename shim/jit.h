@@ -5,6 +5,7 @@
 #include "store.h"
 #include "watchdog.h"
 
+#include <limits.h>
 #include <nvJitLink.h>
 #include <nvrtc.h>
 #include <pthread.h>
@@ -14,6 +15,11 @@ struct gt_jit {
     int state;          /* 0: not opened yet, 1: usable, -1: not available (see error) */
     char error[512];
     void *(*resolve)(void *, const char *); /* dlsym, or the shim's path to libc's */
+    char worker[PATH_MAX];  /* the gputune that runs NVRTC in worker processes (rtcworker.c); "" for here */
+    /* The owner's log for what the workers could not do (may be NULL): each
+     * failure NVRTC recovered from in this process, and `final` once when a
+     * thread gives workers up. */
+    void (*note)(int final, const char *message);
     void *nvrtc_lib, *jitlink_lib;
     int nvrtc_version, jitlink_version; /* major * 1000 + minor * 10 */
     struct {
@@ -44,6 +50,23 @@ struct gt_jit {
 };
 
 enum gt_jit_input { GT_JIT_SOURCE, GT_JIT_PTX };
+
+/* One NVRTC compilation, the same in this process and in a worker. */
+struct gt_jit_rtc_in {
+    const char *name, *text;
+    int nheaders;
+    const char *const *headers, *const *include_names;
+    int noptions;
+    const char *const *options;  /* with the architecture */
+    const char *name_expr;       /* NULL for none */
+    int ninstantiate;
+    const char *const *instantiate;
+};
+
+struct gt_jit_rtc_out {
+    int ok;                      /* NVRTC made PTX */
+    char *ptx, *log, *lowered;   /* malloc'd; NULL for none (lowered: of name_expr) */
+};
 
 /* One compilation to a cubin for one exact architecture: CUDA source
  * through NVRTC to PTX, then PTX through nvJitLink. */
@@ -79,6 +102,7 @@ struct gt_jit_job {
 
 void gt_jit_init(struct gt_jit *j, void *(*resolve)(void *, const char *));
 int gt_jit_open(struct gt_jit *j);
+void gt_jit_nvrtc(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_jit_rtc_out *out);
 void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job);
 struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job);
 int gt_jit_from_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job);

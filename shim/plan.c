@@ -15,8 +15,10 @@
 #include "interpose.h"
 #include "nvrtc_hooks.h"
 #include "ptx.h"
+#include "rtcworker.h"
 #include "state.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,12 +285,31 @@ int gt_plan_geometry(const struct gt_plan *p, const uint32_t *cfg, const struct 
 
 /* ---- building and loading variants ---- */
 
+static void note_worker(int final, const char *message)
+{
+    gt_log(final ? GT_LOG_INFO : GT_LOG_DEBUG, "%s", message);
+}
+
+/* NVRTC runs in compiler workers, the gputune beside this library
+ * (rtcworker.c): NVRTC serializes the compilations of one process. */
+static void find_worker(struct gt_jit *j)
+{
+    Dl_info self;
+    char err[PATH_MAX + 128];
+    if (!dladdr((void *)gt_builder_open, &self) || !self.dli_fname)
+        gt_debug("cannot tell where libgputune.so is; NVRTC runs in this process");
+    else if (gt_rtcw_find(self.dli_fname, "gputune", j->worker, sizeof j->worker, err, sizeof err) != 0)
+        gt_debug("%s; NVRTC runs in this process", err);
+    j->note = note_worker;
+}
+
 /* The compilers and the store, opened only once a variant must be built:
  * an application the shim only watches gets no cache directory. */
 static void open_builder(void)
 {
     char root[PATH_MAX], err[512];
     gt_jit_init(&gt.app.jit, gt_real_dlsym);
+    find_worker(&gt.app.jit);
     if (gt_store_default_root(root, sizeof root) != 0)
         gt_warn("no cache directory (set GPUTUNE_CACHE_DIR or HOME); variants are rebuilt every run");
     else if (gt_store_open(&gt.app.store, root, err, sizeof err) != 0)

@@ -3,8 +3,10 @@
  * Compiling variants is CPU work and needs no GPU, so it runs on a few
  * threads while trials run on the GPU one at a time.  Tasks are caller-owned
  * structs: the caller submits them, waits for one or any of them, and frees
- * them afterwards.  Workers never touch CUDA.  GPUTUNE_JOBS sets how many
- * threads a pool gets; the default is the processors this process may use. */
+ * them afterwards.  Workers never touch CUDA.  A thread that builds from
+ * source keeps a compiler process of its own for NVRTC (rtcworker.c), ended
+ * when the thread is.  GPUTUNE_JOBS sets how many threads a pool gets; the
+ * default is the processors this process may use. */
 #include "pool.h"
 
 #include "gputune.h"
