@@ -38,9 +38,10 @@ HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt 
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
-             $(BUILD)/examples/threads_app
+             $(BUILD)/examples/threads_app $(BUILD)/examples/suite
 BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx \
-             $(BUILD)/bench/snapshot_app $(BUILD)/bench/watchdog_overhead $(BUILD)/bench/watchdog_kernels.ptx
+             $(BUILD)/bench/snapshot_app $(BUILD)/bench/watchdog_overhead $(BUILD)/bench/watchdog_kernels.ptx \
+             $(BUILD)/bench/peak
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -136,6 +137,24 @@ $(BUILD)/examples/nvrtc_app: examples/nvrtc_app/main.c examples/common.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64 -lm
 
+# The benchmark applications: one object per kernel of kernels/, so that
+# their macros never meet; built for the H200's architecture, as a site
+# would build for its machine.
+SUITE     := transpose gemm reduce conv2d nbody coulomb stencil
+SUITE_OBJ := $(SUITE:%=$(BUILD)/examples/suite-obj/%.o) $(BUILD)/examples/suite-obj/main.o
+SUITE_FLAGS := $(NVFLAGS) -arch=sm_90
+
+$(BUILD)/examples/suite-obj/%.o: examples/suite/%.cu kernels/%.cu examples/suite/suite.h examples/common.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(SUITE_FLAGS) -c $< -o $@
+
+$(BUILD)/examples/suite-obj/main.o: examples/suite/main.cu examples/suite/suite.h examples/common.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(SUITE_FLAGS) -c $< -o $@
+
+$(BUILD)/examples/suite: $(SUITE_OBJ)
+	$(NVCC) $(SUITE_FLAGS) $^ -o $@
+
 $(BUILD)/bench/empty_launches: bench/empty_launches.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
@@ -143,6 +162,10 @@ $(BUILD)/bench/empty_launches: bench/empty_launches.cu
 $(BUILD)/bench/snapshot_app: bench/snapshot_app.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
+
+$(BUILD)/bench/peak: bench/peak.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@ -lcublas $(RPATH)
 
 $(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
@@ -182,6 +205,7 @@ bench: all
 	$(BUILD)/bench/compile kernels/transpose.cu $(BUILD)/bench/transpose.ptx
 	bench/snapshot
 	bench/watchdog
+	bench/kernels --table $(BUILD)/kernels.md
 
 clean:
 	rm -rf build build-asan
