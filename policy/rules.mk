@@ -6,7 +6,7 @@
 #   make fuzz-policy            builds libFuzzer targets for the expression and policy
 #                               parsers (clang) and runs each for FUZZ_POLICY_SECONDS (60)
 
-POLICY     := diag expr space policy keys build strategy
+POLICY     := diag expr space policy keys build strategy search_basic
 POLICY_OBJ := $(POLICY:%=$(BUILD)/policy/%.o)
 
 $(BUILD)/libgtcore.a: $(POLICY_OBJ)

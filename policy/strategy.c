@@ -3,87 +3,233 @@
  * A strategy proposes configurations one at a time (gt_strategy_next: 1
  * and a configuration, 0 when it has nothing more to try, -1 when it must
  * see results of what it proposed first) and is told how each went
- * (gt_strategy_report: a time, or invalid, or aborted).  The trial engine
- * compiles ahead what strategies propose and stops them at the budget.
- * Only valid configurations are proposed: launch-independent constraints
- * and, given the launch, launch-dependent ones hold for every one of them.
- * The space's default configuration is the original kernel, which the
- * engine measures as the baseline: it is never proposed.
+ * (gt_strategy_report: a time, or invalid, or cut short by the watchdog,
+ * with how long it ran).  The trial engine compiles ahead what strategies
+ * propose, in batches, and stops them at the budget (trials or seconds).
+ * Only valid configurations are proposed, each at most once: launch-
+ * independent constraints and, given the launch, launch-dependent ones
+ * hold for every one of them.  The space's default configuration is the
+ * original kernel, which the engine measures as the baseline
+ * (gt_strategy_baseline): it is never proposed.
  *
- *   exhaustive  every valid configuration in enumeration order
- *   random      valid configurations drawn without repetition, seeded
- *   auto        exhaustive when the valid space fits the budget, else random */
-#include "strategy.h"
+ * This file dispatches to a strategy's `struct gt_search` (search.h) and
+ * gives every strategy its services; each strategy is in its own file
+ * (search_*.c).  `auto` picks one from the space and the budget. */
+#include "search.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define LIST_LIMIT (1u << 20)   /* valid configurations enumerated up front at most */
-#define COUNT_VISITS (1u << 22) /* nodes visited to count a space */
 
-struct gt_strategy {
-    const char *name;
-    const struct gt_space *s;
-    const struct gt_launch *launch;
-    uint64_t rng;
-    uint64_t valid;            /* valid configurations, or LIST_LIMIT+ if more */
-    uint64_t default_rank;
-    uint64_t *ranks;           /* the valid configurations, in the order to propose them */
-    uint64_t nranks, at;
-    /* sampling when the space is too large to list */
-    uint64_t *seen;
-    size_t nseen, capseen;
-    int sampling;
-};
+static const struct gt_search *const searches[] = {&gt_search_exhaustive, &gt_search_random_search};
 
-static uint64_t next_random(uint64_t *s)
+/* ---- services ---- */
+
+uint64_t gt_search_rand(struct gt_strategy *st)
 {
+    uint64_t *s = &st->rng;
     *s ^= *s << 13;
     *s ^= *s >> 7;
     *s ^= *s << 17;
     return *s;
 }
 
-/* Lists up to `limit` valid configurations by rank; returns how many, with
- * *more set when there were more. */
-static uint64_t list_valid(struct gt_strategy *st, uint64_t limit, int *more)
+double gt_search_uniform(struct gt_strategy *st)
+{
+    return (double)(gt_search_rand(st) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int gt_search_valid(const struct gt_strategy *st, const uint32_t *cfg)
+{
+    return gt_space_rank(st->s, cfg) != st->default_rank && gt_space_check(st->s, cfg, st->launch, NULL) == 1;
+}
+
+static size_t slot(uint64_t key, size_t cap)
+{
+    key *= 0x9e3779b97f4a7c15ULL;
+    return (size_t)(key >> 17) & (cap - 1);
+}
+
+int gt_search_tried(const struct gt_strategy *st, const uint32_t *cfg)
+{
+    if (!st->captried)
+        return 0;
+    uint64_t key = gt_space_rank(st->s, cfg) + 1;
+    for (size_t i = slot(key, st->captried);; i = (i + 1) & (st->captried - 1)) {
+        if (st->tried[i] == key)
+            return 1;
+        if (!st->tried[i])
+            return 0;
+    }
+}
+
+static int grow_tried(struct gt_strategy *st)
+{
+    size_t cap = st->captried ? st->captried * 2 : 256;
+    uint64_t *v = calloc(cap, sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < st->captried; i++)
+        if (st->tried[i]) {
+            size_t j = slot(st->tried[i], cap);
+            while (v[j])
+                j = (j + 1) & (cap - 1);
+            v[j] = st->tried[i];
+        }
+    free(st->tried);
+    st->tried = v;
+    st->captried = cap;
+    return 0;
+}
+
+int gt_search_mark(struct gt_strategy *st, const uint32_t *cfg)
+{
+    if (gt_search_tried(st, cfg))
+        return 0;
+    if (2 * (st->ntried + 1) > st->captried && grow_tried(st) != 0)
+        return -1;
+    uint64_t key = gt_space_rank(st->s, cfg) + 1;
+    size_t i = slot(key, st->captried);
+    while (st->tried[i])
+        i = (i + 1) & (st->captried - 1);
+    st->tried[i] = key;
+    st->ntried++;
+    return 0;
+}
+
+int gt_search_random(struct gt_strategy *st, uint32_t *cfg)
+{
+    if (st->listed) {
+        uint64_t left = st->nranks > st->ntried ? st->nranks - st->ntried : 0;
+        /* draw among the list; when most is tried, walk from a random start */
+        for (int tries = 0; left && tries < 64; tries++) {
+            gt_space_unrank(st->s, st->ranks[gt_search_rand(st) % st->nranks], cfg);
+            if (!gt_search_tried(st, cfg))
+                return 1;
+        }
+        uint64_t start = st->nranks ? gt_search_rand(st) % st->nranks : 0;
+        for (uint64_t i = 0; left && i < st->nranks; i++) {
+            gt_space_unrank(st->s, st->ranks[(start + i) % st->nranks], cfg);
+            if (!gt_search_tried(st, cfg))
+                return 1;
+        }
+        return 0;
+    }
+    for (int tries = 0; tries < 10000; tries++) {
+        gt_space_unrank(st->s, gt_search_rand(st) % st->s->size, cfg);
+        if (gt_search_valid(st, cfg) && !gt_search_tried(st, cfg))
+            return 1;
+    }
+    return 0;
+}
+
+static const char *param_text(const struct gt_strategy *st, const char *name)
+{
+    return st->set ? gt_settings_param(st->set, name, NULL) : NULL;
+}
+
+static int parse_real(const char *v, double *out)
+{
+    char *end;
+    *out = strtod(v, &end);
+    return end != v && !*end && isfinite(*out) ? 0 : -1;
+}
+
+double gt_search_param(const struct gt_strategy *st, const char *name, double dflt)
+{
+    const char *v = param_text(st, name);
+    double x;
+    return v && parse_real(v, &x) == 0 ? x : dflt;
+}
+
+int gt_search_param_check(const struct gt_strategy *st, const char *name, double lo, double hi, char *err,
+                          size_t errlen)
+{
+    const char *v = param_text(st, name);
+    double x;
+    if (!v || (parse_real(v, &x) == 0 && x >= lo && x <= hi))
+        return 0;
+    snprintf(err, errlen, "strategy.%s = %s: expected a number from %g to %g", name, v, lo, hi);
+    return -1;
+}
+
+/* ---- the interface ---- */
+
+/* Lists the valid configurations by rank, unless there are more than
+ * LIST_LIMIT; sets st->listed. */
+static int list_valid(struct gt_strategy *st)
 {
     struct gt_space_iter it;
-    uint64_t n = 0;
-    *more = 0;
     if (gt_space_iter_init(&it, st->s, st->launch) != 0)
-        return 0;
-    st->ranks = malloc((size_t)(limit ? limit : 1) * sizeof *st->ranks);
-    while (st->ranks && gt_space_iter_next(&it) == 1) {
+        return -1;
+    uint64_t cap = 1024;
+    st->ranks = malloc(cap * sizeof *st->ranks);
+    st->listed = st->ranks != NULL;
+    while (st->listed && gt_space_iter_next(&it) == 1) {
         uint64_t r = gt_space_rank(st->s, it.cfg);
         if (r == st->default_rank)
             continue;
-        if (n == limit) {
-            *more = 1;
+        if (st->nranks == LIST_LIMIT) {
+            st->listed = 0;
             break;
         }
-        st->ranks[n++] = r;
+        if (st->nranks == cap) {
+            uint64_t *v = realloc(st->ranks, 2 * cap * sizeof *v);
+            if (!v) {
+                st->listed = 0;
+                break;
+            }
+            st->ranks = v;
+            cap *= 2;
+        }
+        st->ranks[st->nranks++] = r;
     }
     gt_space_iter_clear(&it);
-    return n;
+    return st->ranks ? 0 : -1;
 }
 
-static void shuffle(struct gt_strategy *st)
+static const struct gt_search *find(const char *name)
 {
-    for (uint64_t i = st->nranks; i > 1; i--) {
-        uint64_t j = next_random(&st->rng) % i, t = st->ranks[i - 1];
-        st->ranks[i - 1] = st->ranks[j];
-        st->ranks[j] = t;
+    for (size_t i = 0; i < sizeof searches / sizeof *searches; i++)
+        if (!strcmp(searches[i]->name, name))
+            return searches[i];
+    return NULL;
+}
+
+/* auto: every configuration when they fit the budget, else random. */
+static const struct gt_search *choose(const struct gt_strategy *st)
+{
+    if (st->listed && (st->budget <= 0 || st->nranks <= (uint64_t)st->budget))
+        return &gt_search_exhaustive;
+    return &gt_search_random_search;
+}
+
+/* Every strategy.NAME of the settings must be one the strategy reads. */
+static int known_params(const struct gt_strategy *st, char *err, size_t errlen)
+{
+    for (size_t i = 0; st->set && i < st->set->nsparams; i++) {
+        const char *name = st->set->sparams[i].key;
+        int known = 0;
+        for (const char *const *p = st->impl->params; p && *p && !known; p++)
+            known = !strcmp(*p, name);
+        if (!known) {
+            snprintf(err, errlen, "strategy %s has no parameter '%s'", st->impl->name, name);
+            return -1;
+        }
     }
+    return 0;
 }
 
 struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, const struct gt_launch *launch,
-                                    long budget, uint64_t seed, char *err, size_t errlen)
+                                    const struct gt_settings *set, long budget, uint64_t seed, char *err,
+                                    size_t errlen)
 {
-    if (!name || !strcmp(name, "auto"))
-        name = "auto";
-    else if (strcmp(name, "exhaustive") && strcmp(name, "random")) {
+    int is_auto = !name || !strcmp(name, "auto");
+    const struct gt_search *impl = is_auto ? NULL : find(name);
+    if (!is_auto && !impl) {
         snprintf(err, errlen, "strategy '%s' is not available yet; use auto, exhaustive or random", name);
         return NULL;
     }
@@ -95,97 +241,65 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    st->s = s;
-    st->launch = launch;
-    st->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+    *st = (struct gt_strategy){.s = s, .launch = launch, .set = set, .budget = budget, .baseline_us = -1,
+                               .rng = seed ? seed : 0x9e3779b97f4a7c15ULL};
     gt_space_default(s, def);
     st->default_rank = gt_space_rank(s, def);
     free(def);
-    int more;
-    st->nranks = list_valid(st, LIST_LIMIT, &more);
-    st->valid = st->nranks + (uint64_t)more;
-    if (!strcmp(name, "auto"))
-        name = !more && (budget <= 0 || st->nranks <= (uint64_t)budget) ? "exhaustive" : "random";
-    st->name = name;
-    if (!strcmp(name, "random") && !more)
-        shuffle(st);
-    st->sampling = more && !strcmp(name, "random");
+    if (list_valid(st) != 0) {
+        snprintf(err, errlen, "out of memory");
+        gt_strategy_free(st);
+        return NULL;
+    }
+    st->impl = impl ? impl : choose(st);
+    if (known_params(st, err, errlen) != 0 || st->impl->init(st, err, errlen) != 0) {
+        gt_strategy_free(st);
+        return NULL;
+    }
     return st;
 }
 
-static int seen_before(struct gt_strategy *st, uint64_t r)
+void gt_strategy_baseline(struct gt_strategy *st, double us)
 {
-    for (size_t i = 0; i < st->nseen; i++)
-        if (st->seen[i] == r)
-            return 1;
-    if (st->nseen == st->capseen) {
-        size_t cap = st->capseen ? st->capseen * 2 : 64;
-        uint64_t *v = realloc(st->seen, cap * sizeof *v);
-        if (!v)
-            return 1;
-        st->seen = v;
-        st->capseen = cap;
-    }
-    st->seen[st->nseen++] = r;
-    return 0;
-}
-
-/* A valid, new configuration drawn from a space too large to list. */
-static int sample(struct gt_strategy *st, uint32_t *cfg)
-{
-    for (int tries = 0; tries < 10000; tries++) {
-        uint64_t r = next_random(&st->rng) % st->s->size;
-        if (r == st->default_rank)
-            continue;
-        gt_space_unrank(st->s, r, cfg);
-        if (gt_space_check(st->s, cfg, st->launch, NULL) == 1 && !seen_before(st, r))
-            return 1;
-    }
-    return 0;
+    st->baseline_us = us;
 }
 
 int gt_strategy_next(struct gt_strategy *st, uint32_t *cfg)
 {
-    if (st->sampling)
-        return sample(st, cfg);
-    if (st->at >= st->nranks)
+    int r = st->impl->next(st, cfg);
+    if (r == 1 && gt_search_mark(st, cfg) != 0)
         return 0;
-    gt_space_unrank(st->s, st->ranks[st->at++], cfg);
-    return 1;
+    return r;
 }
 
 void gt_strategy_report(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status)
 {
-    (void)st, (void)cfg, (void)us, (void)status; /* neither strategy here learns from results */
+    if (st->impl->report)
+        st->impl->report(st, cfg, us, status);
 }
 
-/* Whether the watchdog may cut cfg's trial short (a cut trial's time only
- * says "slower than the deadline").  The strategies here need no more than
- * that of any configuration; a model-based one keeps its base and support
- * configurations whole. */
 int gt_strategy_may_cut(const struct gt_strategy *st, const uint32_t *cfg)
 {
-    (void)st;
-    (void)cfg;
-    return 1;
+    return st->impl->may_cut ? st->impl->may_cut(st, cfg) : 1;
 }
 
 const char *gt_strategy_name(const struct gt_strategy *st)
 {
-    return st->name;
+    return st->impl->name;
 }
 
-/* Valid configurations besides the default (a lower bound when sampling). */
 uint64_t gt_strategy_space_size(const struct gt_strategy *st)
 {
-    return st->valid;
+    return st->listed ? st->nranks : st->nranks + 1;
 }
 
 void gt_strategy_free(struct gt_strategy *st)
 {
     if (!st)
         return;
+    if (st->impl && st->impl->free)
+        st->impl->free(st->state);
     free(st->ranks);
-    free(st->seen);
+    free(st->tried);
     free(st);
 }

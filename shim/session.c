@@ -577,9 +577,11 @@ static void search(struct session *s, long budget, double deadline)
         for (; nb < BATCH && s->trials + nb < budget; nb++) {
             struct candidate *c = &batch[nb];
             memset(c, 0, sizeof *c);
-            if (!(c->cfg = calloc(n + 1, sizeof *c->cfg)) || gt_strategy_next(s->strategy, c->cfg) != 1) {
+            int got = (c->cfg = calloc(n + 1, sizeof *c->cfg)) ? gt_strategy_next(s->strategy, c->cfg) : 0;
+            if (got != 1) {
                 free(c->cfg);
-                more = 0;
+                /* -1: it waits for this batch's results; with none to wait for, it is done */
+                more = got < 0 && nb > 0;
                 break;
             }
             gt_plan_knobs(s->p, c->cfg, &c->knobs, &c->rebuild);
@@ -821,9 +823,11 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
     s.t_compile += now() - t1;
     if (ok) {
-        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, NULL, budget, seed_for(p->k->name, signature),
-                                     why, sizeof why);
+        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, NULL, st, budget,
+                                     seed_for(p->k->name, signature), why, sizeof why);
         ok = s.strategy != NULL;
+        if (ok)
+            gt_strategy_baseline(s.strategy, s.best_us);
     }
     int winner = -1;
     if (ok) {

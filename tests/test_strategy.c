@@ -1,4 +1,5 @@
 /* test_strategy: what the strategies of the trial engine propose. */
+#include "keys.h"
 #include "strategy.h"
 #include "tap.h"
 
@@ -34,7 +35,7 @@ int main(void)
     ok(gt_space_add_constraint_text(s, "A * B != 20", 0, &d) == 0, "a constraint removing two configurations (1x20, 2x10)");
     uint64_t got[64], again[64];
 
-    struct gt_strategy *st = gt_strategy_new("exhaustive", s, NULL, 100, 1, err, sizeof err);
+    struct gt_strategy *st = gt_strategy_new("exhaustive", s, NULL, NULL, 100, 1, err, sizeof err);
     int n = proposals(st, s, got, 64);
     is_int(n, 9, "exhaustive proposes every valid configuration but the default (12 - 2 - 1)");
     int ordered = 1, has_default = 0;
@@ -46,15 +47,15 @@ int main(void)
     is_int(gt_strategy_space_size(st), 9, "the valid space");
     gt_strategy_free(st);
 
-    st = gt_strategy_new("random", s, NULL, 100, 7, err, sizeof err);
+    st = gt_strategy_new("random", s, NULL, NULL, 100, 7, err, sizeof err);
     n = proposals(st, s, got, 64);
     gt_strategy_free(st);
-    st = gt_strategy_new("random", s, NULL, 100, 7, err, sizeof err);
+    st = gt_strategy_new("random", s, NULL, NULL, 100, 7, err, sizeof err);
     proposals(st, s, again, 64);
     gt_strategy_free(st);
     is_int(n, 9, "random proposes the same set");
     ok(memcmp(got, again, sizeof(uint64_t) * 9) == 0, "the same seed, the same order");
-    st = gt_strategy_new("random", s, NULL, 100, 8, err, sizeof err);
+    st = gt_strategy_new("random", s, NULL, NULL, 100, 8, err, sizeof err);
     proposals(st, s, again, 64);
     gt_strategy_free(st);
     ok(memcmp(got, again, sizeof(uint64_t) * 9) != 0, "another seed, another order");
@@ -63,14 +64,22 @@ int main(void)
         sorted &= got[i] > got[i - 1];
     ok(!sorted, "not in enumeration order");
 
-    st = gt_strategy_new("auto", s, NULL, 10, 1, err, sizeof err);
+    st = gt_strategy_new("auto", s, NULL, NULL, 10, 1, err, sizeof err);
     is_str(gt_strategy_name(st), "exhaustive", "auto: exhaustive when the space fits the budget");
     gt_strategy_free(st);
-    st = gt_strategy_new(NULL, s, NULL, 5, 1, err, sizeof err);
+    st = gt_strategy_new(NULL, s, NULL, NULL, 5, 1, err, sizeof err);
     is_str(gt_strategy_name(st), "random", "auto: random when it does not");
     gt_strategy_free(st);
-    ok(!gt_strategy_new("tree", s, NULL, 5, 1, err, sizeof err) && strstr(err, "'tree' is not available yet"),
+    ok(!gt_strategy_new("tree", s, NULL, NULL, 5, 1, err, sizeof err) && strstr(err, "'tree' is not available yet"),
        "an unavailable strategy: %s", err);
+    struct gt_settings set;
+    gt_settings_init(&set);
+    struct gt_kv kv = {"population", "10", {"test", 1, 1}};
+    set.sparams = &kv;
+    set.nsparams = 1;
+    ok(!gt_strategy_new("random", s, NULL, &set, 5, 1, err, sizeof err) &&
+           !strcmp(err, "strategy random has no parameter 'population'"),
+       "a parameter the strategy does not read: %s", err);
     gt_space_free(s);
 
     /* 2^22 configurations: too many to list, so random samples them. */
@@ -83,7 +92,7 @@ int main(void)
     for (int i = 0; i < 4; i++)
         gt_space_add_dim(s, names[i], GT_DIM_PARAM, v, i < 2 ? 64 : 32, 0, loc);
     gt_space_add_constraint_text(s, "(P + Q) % 2 == 0", 0, &d);
-    st = gt_strategy_new("random", s, NULL, 50, 3, err, sizeof err);
+    st = gt_strategy_new("random", s, NULL, NULL, 50, 3, err, sizeof err);
     uint32_t cfg[4];
     int valid = 1, distinct = 1;
     for (n = 0; n < 50 && gt_strategy_next(st, cfg) == 1; n++) {
