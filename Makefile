@@ -4,6 +4,7 @@
 #   make test         build, then run every test through prove
 #   make check        run the tests of an existing build (no compiler needed)
 #   make demo         tune an example application, then run it with what tuning found
+#   make replay       every search strategy on the recorded landscapes (CPU only)
 #   make SANITIZE=1 test   the same under AddressSanitizer and UBSan, in build-asan/
 
 CUDA_HOME ?= /usr/local/cuda
@@ -41,7 +42,7 @@ EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/threads_app $(BUILD)/examples/suite
 BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx \
              $(BUILD)/bench/snapshot_app $(BUILD)/bench/watchdog_overhead $(BUILD)/bench/watchdog_kernels.ptx \
-             $(BUILD)/bench/peak
+             $(BUILD)/bench/peak $(BUILD)/bench/replay
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -171,6 +172,10 @@ $(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
 
+$(BUILD)/bench/replay: bench/replay.c $(BUILD)/libgtcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
+
 $(BUILD)/bench/transpose.ptx: kernels/transpose.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -ptx -arch=compute_90 $< -o $@
@@ -207,10 +212,15 @@ bench: all
 	bench/watchdog
 	bench/kernels --table $(BUILD)/kernels.md
 
+# Every strategy on the recorded landscapes, on the CPU (see README, Benchmarks).
+replay: $(BUILD)/bench/replay
+	$(BUILD)/bench/replay bench/landscapes
+
 clean:
 	rm -rf build build-asan
 
 .PHONY: all check test demo bench clean
+.PHONY: replay
 
 include tools/rules.mk
 include policy/rules.mk

@@ -60,7 +60,43 @@ double gt_search_param(const struct gt_strategy *st, const char *name, double df
 int gt_search_param_check(const struct gt_strategy *st, const char *name, double lo, double hi, char *err,
                           size_t errlen);
 
-/* The strategies. */
+/* A valid configuration not tried yet that differs from cfg in one
+ * dimension (any other value of it), drawn at random into out (not cfg);
+ * 0 when there is none. */
+int gt_search_neighbour(struct gt_strategy *st, const uint32_t *cfg, uint32_t *out);
+
+/* A batch: configurations a strategy plans as one step of its search,
+ * hands out one at a time, and whose results it waits for before planning
+ * the next step. */
+struct gt_search_batch {
+    uint32_t *cfg;           /* n configurations of ndims values each */
+    double *us;              /* their results: the time; INFINITY for none (invalid, or cut short as
+                                slower than the best so far); NAN until reported */
+    size_t n, cap, out, done; /* planned, room, handed out, reported */
+};
+/* Plans cfg: 1, or 0 when it is not valid or was tried already (adding
+ * marks it tried, so a batch never holds one twice); -1 without memory. */
+int gt_search_batch_add(struct gt_strategy *st, struct gt_search_batch *b, const uint32_t *cfg);
+/* gt_strategy_next over batches: hands out b's configurations; once all
+ * have results, calls plan, which reads them, clears b and plans the next
+ * step, returning 0 when the search is over (it must add to b or move
+ * towards its end). */
+int gt_search_batch_next(struct gt_strategy *st, struct gt_search_batch *b, int (*plan)(struct gt_strategy *st),
+                         uint32_t *cfg);
+/* The report of a strategy whose state starts with its batch: records the
+ * result of a configuration handed out. */
+void gt_search_batch_report(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status);
+/* The index of the fastest result, -1 when none has a time. */
+long gt_search_batch_best(const struct gt_search_batch *b);
+void gt_search_batch_clear(struct gt_search_batch *b);
+void gt_search_batch_free(struct gt_search_batch *b);
+
+/* The strategies: search_basic.c, search_local.c, search_evolution.c,
+ * search_predictor.c, search_tree.c. */
 extern const struct gt_search gt_search_exhaustive, gt_search_random_search;
+extern const struct gt_search gt_search_greedy, gt_search_hillclimb, gt_search_anneal;
+extern const struct gt_search gt_search_evolution;
+extern const struct gt_search gt_search_predictor;
+extern const struct gt_search gt_search_tree;
 
 #endif

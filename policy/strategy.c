@@ -24,7 +24,10 @@
 
 #define LIST_LIMIT (1u << 20)   /* valid configurations enumerated up front at most */
 
-static const struct gt_search *const searches[] = {&gt_search_exhaustive, &gt_search_random_search};
+static const struct gt_search *const searches[] = {
+    &gt_search_exhaustive, &gt_search_random_search, &gt_search_greedy,    &gt_search_hillclimb,
+    &gt_search_anneal,     &gt_search_evolution,     &gt_search_predictor, &gt_search_tree,
+};
 
 /* ---- services ---- */
 
@@ -156,6 +159,104 @@ int gt_search_param_check(const struct gt_strategy *st, const char *name, double
     return -1;
 }
 
+int gt_search_neighbour(struct gt_strategy *st, const uint32_t *cfg, uint32_t *out)
+{
+    const struct gt_space *s = st->s;
+    uint64_t moves = 0;   /* (dimension, value) pairs, the current values included */
+    for (size_t d = 0; d < s->ndims; d++)
+        moves += s->dims[d].n;
+    if (!moves)
+        return 0;
+    /* a few uniform draws, then a walk from a random start, as gt_search_random */
+    uint64_t start = gt_search_rand(st) % moves;
+    for (uint64_t i = 0; i < moves + 16; i++) {
+        uint64_t m = i < 16 ? gt_search_rand(st) % moves : (start + i - 16) % moves;
+        size_t d = 0;
+        for (; m >= s->dims[d].n; d++)
+            m -= s->dims[d].n;
+        if (m == cfg[d])
+            continue;
+        memcpy(out, cfg, s->ndims * sizeof *out);
+        out[d] = (uint32_t)m;
+        if (gt_search_valid(st, out) && !gt_search_tried(st, out))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- batches ---- */
+
+int gt_search_batch_add(struct gt_strategy *st, struct gt_search_batch *b, const uint32_t *cfg)
+{
+    size_t nd = st->s->ndims;
+    if (!gt_search_valid(st, cfg) || gt_search_tried(st, cfg))
+        return 0;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 16;
+        uint32_t *c = realloc(b->cfg, cap * (nd + 1) * sizeof *c);
+        if (c)
+            b->cfg = c;
+        double *us = realloc(b->us, cap * sizeof *us);
+        if (us)
+            b->us = us;
+        if (!c || !us)
+            return -1;
+        b->cap = cap;
+    }
+    if (gt_search_mark(st, cfg) != 0)
+        return -1;
+    memcpy(b->cfg + b->n * nd, cfg, nd * sizeof *cfg);
+    b->us[b->n++] = NAN;
+    return 1;
+}
+
+int gt_search_batch_next(struct gt_strategy *st, struct gt_search_batch *b, int (*plan)(struct gt_strategy *st),
+                         uint32_t *cfg)
+{
+    for (;;) {
+        if (b->out < b->n) {
+            memcpy(cfg, b->cfg + b->out++ * st->s->ndims, st->s->ndims * sizeof *cfg);
+            return 1;
+        }
+        if (b->done < b->n)
+            return -1;
+        if (!plan(st))
+            return 0;
+    }
+}
+
+void gt_search_batch_report(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status)
+{
+    struct gt_search_batch *b = st->state;
+    size_t nd = st->s->ndims;
+    for (size_t i = 0; i < b->out; i++)
+        if (isnan(b->us[i]) && !memcmp(b->cfg + i * nd, cfg, nd * sizeof *cfg)) {
+            b->us[i] = status == GT_TRIAL_OK && us >= 0 ? us : INFINITY;
+            b->done++;
+            return;
+        }
+}
+
+long gt_search_batch_best(const struct gt_search_batch *b)
+{
+    long best = -1;
+    for (size_t i = 0; i < b->n; i++)
+        if (isfinite(b->us[i]) && (best < 0 || b->us[i] < b->us[best]))
+            best = (long)i;
+    return best;
+}
+
+void gt_search_batch_clear(struct gt_search_batch *b)
+{
+    b->n = b->out = b->done = 0;
+}
+
+void gt_search_batch_free(struct gt_search_batch *b)
+{
+    free(b->cfg);
+    free(b->us);
+}
+
 /* ---- the interface ---- */
 
 /* Lists the valid configurations by rank, unless there are more than
@@ -223,6 +324,14 @@ static int known_params(const struct gt_strategy *st, char *err, size_t errlen)
     return 0;
 }
 
+/* "auto, exhaustive, … or tree": the names gt_strategy_new takes. */
+static void list_names(char *buf, size_t len)
+{
+    size_t n = sizeof searches / sizeof *searches, at = (size_t)snprintf(buf, len, "auto");
+    for (size_t i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i + 1 < n ? ", " : " or ", searches[i]->name);
+}
+
 struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, const struct gt_launch *launch,
                                     const struct gt_settings *set, long budget, uint64_t seed, char *err,
                                     size_t errlen)
@@ -230,7 +339,9 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
     int is_auto = !name || !strcmp(name, "auto");
     const struct gt_search *impl = is_auto ? NULL : find(name);
     if (!is_auto && !impl) {
-        snprintf(err, errlen, "strategy '%s' is not available yet; use auto, exhaustive or random", name);
+        char names[256];
+        list_names(names, sizeof names);
+        snprintf(err, errlen, "strategy '%s' is not available yet; use %s", name, names);
         return NULL;
     }
     struct gt_strategy *st = calloc(1, sizeof *st);
@@ -286,6 +397,11 @@ int gt_strategy_may_cut(const struct gt_strategy *st, const uint32_t *cfg)
 const char *gt_strategy_name(const struct gt_strategy *st)
 {
     return st->impl->name;
+}
+
+const char *gt_strategy_names(size_t i)
+{
+    return i < sizeof searches / sizeof *searches ? searches[i]->name : NULL;
 }
 
 uint64_t gt_strategy_space_size(const struct gt_strategy *st)

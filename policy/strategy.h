@@ -34,6 +34,9 @@ void gt_strategy_report(struct gt_strategy *st, const uint32_t *cfg, double us, 
 int gt_strategy_may_cut(const struct gt_strategy *st, const uint32_t *cfg);
 /* The strategy that runs ("auto" says which it chose). */
 const char *gt_strategy_name(const struct gt_strategy *st);
+/* The i-th strategy that can be asked for by name, NULL past the last
+ * (auto is not one of them: it picks one). */
+const char *gt_strategy_names(size_t i);
 /* Valid configurations besides the default (a lower bound for spaces too
  * large to list). */
 uint64_t gt_strategy_space_size(const struct gt_strategy *st);

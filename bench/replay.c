@@ -1,0 +1,912 @@
+/* replay: search strategies on recorded landscapes, on the CPU.
+ *
+ *   replay [OPTIONS] DIR
+ *   replay [OPTIONS] POLICY KERNEL LANDSCAPE [POLICY KERNEL LANDSCAPE ...]
+ *
+ *   --runs N             seeded runs per strategy and landscape (default 50)
+ *   --seed S             the seed each run's seed derives from (default 0x853c49e6748fea9b)
+ *   --strategies a,b     these strategies only (random always runs: it is the reference)
+ *   --budget-share F     a trial budget of F times the space (default 1: the whole space)
+ *   --policies DIR       where DIR's policies are (default examples/suite)
+ *
+ * DIR holds baselines.csv (kernel,us: the original's time per kernel) and
+ * KERNEL.csv for each kernel it names, replayed in its order with the
+ * policy POLICIES/KERNEL.ini.  A landscape is a GPUTUNE_TRIALS record of an
+ * exhaustive session (columns configuration, outcome and us; build_s
+ * optional); the original's time is the row of its kernel in the
+ * baselines.csv beside it.
+ *
+ * Each strategy (every name of strategy.c's table, then auto) is driven as
+ * shim/session.c's search() drives it, with the policy's settings for
+ * sm_90: batches of up to 16 proposals (-1: run what it has), each trial's
+ * time read from the landscape, rows other than `ok` (and configurations
+ * the landscape lacks) reported invalid, the watchdog simulated (a trial
+ * slower than the policy's factor, default 2, times the best time so far,
+ * at least its floor, is reported aborted at that deadline unless the
+ * strategy keeps it whole), until the trial budget ends or the strategy
+ * stops.  Runs repeat for a seed; each strategy runs in a child process,
+ * so one that crashes or hangs (TIMEOUT_S) is reported and the others go on.
+ *
+ * Per landscape and strategy it prints the median number of trials after
+ * which the best time so far (the original's at first) is within 90%, 95%
+ * and 99% of the optimum's speed (optimum / best >= 0.95; '-' when fewer
+ * than half the runs get there), as a share of the space too; the share of
+ * runs that reach 95% within 2% of the space; whether its median to 95%
+ * beats random's; the simulated tuning seconds to 95% (each batch costs its
+ * slowest build, as builds overlap on 16 threads, then its trials their
+ * times x (1 + timing.repeat, default 5) runs, a cut trial its deadline
+ * once); the median trials run and
+ * the median final speed.  Then a summary line per strategy.  Exit 0, 2 on
+ * a bad argument or a landscape, baseline or policy that cannot be used. */
+#include "policy.h"
+#include "strategy.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BATCH 16              /* proposals compiled ahead, as in shim/session.c */
+#define DEFAULT_REPEAT 5      /* timed runs of a trial after its first, as in shim/session.c */
+#define DEFAULT_SEED 0x853c49e6748fea9bULL
+#define DEFAULT_WD_FACTOR 2.0
+#define DEFAULT_WD_FLOOR_MS 0.1
+#define SHARE_95 0.02         /* "within 2% of the space" */
+#define MAX_STRATEGIES 32
+#define MAX_LANDSCAPES 64
+#define SPACE_LIMIT (1u << 24) /* configurations of a replayable space at most */
+#define TIMEOUT_S 600         /* one strategy's runs on one landscape at most */
+#define SHOW_MISSING 5
+
+static const double goals[3] = {0.90, 0.95, 0.99};
+
+enum row { ROW_MISSING, ROW_OK, ROW_INVALID };
+
+struct landscape {
+    const char *kernel, *policy, *csv;
+    struct gt_policy *p;
+    const struct gt_section *sec;
+    struct gt_space *s;
+    unsigned char *row;        /* per rank: enum row */
+    double *us, *build_s;      /* per rank */
+    int have_build;
+    uint64_t nvalid, default_rank, opt_rank;
+    uint64_t missing, outside;        /* valid configurations it lacks; rows outside the space */
+    uint64_t shown[SHOW_MISSING];     /* the first ones it lacks */
+    double baseline, optimum;  /* optimum: the fastest ok time, or the baseline when faster */
+    double wd_factor, wd_floor_us;
+    int watchdog, runs_per_trial;
+};
+
+/* One run's outcome. */
+struct run {
+    long reach[3];   /* trials to each goal, -1: never */
+    long trials, bad;
+    double best_us, secs95;
+};
+
+/* What a child sends back before its runs. */
+struct head {
+    int ok;
+    char name[32];   /* what ran: auto's choice */
+    char err[256];
+};
+
+struct result {
+    char name[32];
+    struct head h;
+    struct run *runs;
+    char failed[128];  /* the child died: how */
+};
+
+static struct {
+    long runs;
+    uint64_t seed;
+    double share;
+    const char *policies;
+    const char *only[MAX_STRATEGIES];
+    size_t nonly;
+} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0};
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("replay: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+/* ---- CSV ---- */
+
+/* Splits line into at most max fields in place (quotes with "" escapes);
+ * returns the count, or -1 for an unterminated quote. */
+static int split_csv(char *line, char **f, int max)
+{
+    int n = 0;
+    char *r = line, *w = line;
+    line[strcspn(line, "\r\n")] = 0;
+    for (;;) {
+        if (n == max)
+            return n;
+        f[n++] = w;
+        if (*r == '"') {
+            for (r++;; r++) {
+                if (!*r)
+                    return -1;
+                if (*r == '"' && r[1] != '"')
+                    break;
+                r += *r == '"';
+                *w++ = *r;
+            }
+            r++;
+        }
+        while (*r && *r != ',')
+            *w++ = *r++;
+        int more = *r == ',';
+        *w++ = 0;
+        if (!more)
+            return n;
+        r++;
+    }
+}
+
+/* The index of each named column in the header, -1 where absent. */
+static void columns(char **f, int n, const char *const *names, int *col, int ncol)
+{
+    for (int c = 0; c < ncol; c++) {
+        col[c] = -1;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(f[i], names[c]))
+                col[c] = i;
+    }
+}
+
+static int parse_time(const char *t, double *v)
+{
+    char *end;
+    *v = strtod(t, &end);
+    return end != t && !*end && isfinite(*v) ? 0 : -1;
+}
+
+/* The original's time: kernel's row of the baselines.csv beside csv. */
+static double read_baseline(const char *csv, const char *kernel)
+{
+    char path[4096], *line = NULL, *f[8];
+    size_t cap = 0;
+    const char *slash = strrchr(csv, '/');
+    snprintf(path, sizeof path, "%.*sbaselines.csv", slash ? (int)(slash - csv + 1) : 0, csv);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        die("%s: cannot read: %s (the originals' times)", path, strerror(errno));
+    static const char *const names[] = {"kernel", "us"};
+    int col[2], lineno = 0;
+    double us = -1;
+    while (us < 0 && getline(&line, &cap, in) > 0) {
+        int n = split_csv(line, f, 8);
+        if (++lineno == 1) {
+            columns(f, n, names, col, 2);
+            if (col[0] < 0 || col[1] < 0)
+                die("%s:1: expected the columns kernel,us", path);
+        } else if (n > col[0] && n > col[1] && !strcmp(f[col[0]], kernel) &&
+                   (parse_time(f[col[1]], &us) != 0 || us <= 0)) {
+            die("%s:%d: '%s' is not a time in microseconds", path, lineno, f[col[1]]);
+        }
+    }
+    free(line);
+    fclose(in);
+    if (us < 0)
+        die("%s: no time for kernel %s", path, kernel);
+    return us;
+}
+
+/* ---- landscapes ---- */
+
+static void load_policy(struct landscape *L)
+{
+    struct gt_diags d = {0};
+    struct gt_arch a;
+    L->p = gt_policy_new();
+    if (!L->p)
+        die("out of memory");
+    int rc = gt_policy_load_file(L->p, L->policy, &d);
+    if (rc == 0 && (L->sec = gt_policy_find(L->p, L->kernel, NULL)) && !L->sec->errors) {
+        gt_arch_for_sm(90, &a);
+        L->s = gt_policy_space(L->sec, &a, 0, &d);
+    }
+    for (size_t i = 0; i < d.n; i++) {
+        char msg[1024];
+        gt_diag_format(&d.v[i], msg, sizeof msg);
+        fprintf(stderr, "replay: %s\n", msg);
+    }
+    gt_diags_clear(&d);
+    if (rc == 0 && !L->sec)
+        die("%s: no section selects kernel %s", L->policy, L->kernel);
+    if (!L->s)
+        exit(2);
+    if (L->s->size > SPACE_LIMIT)
+        die("%s: kernel %s: %llu configurations, more than a replay holds (%u)", L->policy, L->kernel,
+            (unsigned long long)L->s->size, SPACE_LIMIT);
+    const struct gt_settings *set = &L->sec->set;
+    L->watchdog = set->watchdog != GT_WATCHDOG_OFF;
+    L->wd_factor = set->watchdog_factor >= 1 ? set->watchdog_factor : DEFAULT_WD_FACTOR;
+    L->wd_floor_us = (set->watchdog_floor_ms >= 0 ? set->watchdog_floor_ms : DEFAULT_WD_FLOOR_MS) * 1e3;
+    L->runs_per_trial = 1 + (set->timing_repeat > 0 ? (set->timing_repeat < 64 ? (int)set->timing_repeat : 64)
+                                                    : DEFAULT_REPEAT);
+}
+
+/* One row: its configuration's rank gets its outcome and times. */
+static void load_row(struct landscape *L, char **f, int n, const int *col, int lineno, uint32_t *cfg)
+{
+    char err[512];
+    size_t off;
+    double us = -1, build = 0;
+    for (int c = 0; c < 3; c++)
+        if (n <= col[c])
+            die("%s:%d: %d fields, expected at least %d", L->csv, lineno, n, col[c] + 1);
+    if (gt_space_parse(L->s, f[col[0]], 0, cfg, err, sizeof err, &off) != 0)
+        die("%s:%d: configuration '%s': %s", L->csv, lineno, f[col[0]], err);
+    int ok = !strcmp(f[col[1]], "ok");
+    if (!ok && strcmp(f[col[1]], "invalid") && strcmp(f[col[1]], "failed") && strcmp(f[col[1]], "wrong") &&
+        strcmp(f[col[1]], "cut"))
+        die("%s:%d: outcome '%s': expected ok, invalid, failed, wrong or cut", L->csv, lineno, f[col[1]]);
+    if (ok && (parse_time(f[col[2]], &us) != 0 || us <= 0))
+        die("%s:%d: us '%s' is not a time in microseconds", L->csv, lineno, f[col[2]]);
+    if (col[3] >= 0 && (n <= col[3] || parse_time(f[col[3]], &build) != 0))
+        die("%s:%d: build_s '%s' is not a time in seconds", L->csv, lineno, n > col[3] ? f[col[3]] : "");
+    uint64_t r = gt_space_rank(L->s, cfg);
+    if (L->row[r] != ROW_MISSING)
+        die("%s:%d: configuration '%s' given twice", L->csv, lineno, f[col[0]]);
+    L->row[r] = ok ? ROW_OK : ROW_INVALID;
+    L->us[r] = us;
+    L->build_s[r] = build > 0 ? build : 0;
+}
+
+static void load_landscape(struct landscape *L)
+{
+    static const char *const names[] = {"configuration", "outcome", "us", "build_s"};
+    char *line = NULL, *f[16];
+    size_t cap = 0;
+    int col[4], lineno = 0;
+    FILE *in = fopen(L->csv, "r");
+    if (!in)
+        die("%s: cannot read: %s", L->csv, strerror(errno));
+    L->row = xcalloc(L->s->size, 1);
+    L->us = xcalloc(L->s->size, sizeof *L->us);
+    L->build_s = xcalloc(L->s->size, sizeof *L->build_s);
+    uint32_t *cfg = xcalloc(L->s->ndims + 1, sizeof *cfg);
+    while (getline(&line, &cap, in) > 0) {
+        int n = split_csv(line, f, 16);
+        lineno++;
+        if (n < 0)
+            die("%s:%d: a quoted field does not end", L->csv, lineno);
+        if (lineno > 1) {
+            load_row(L, f, n, col, lineno, cfg);
+            continue;
+        }
+        columns(f, n, names, col, 4);
+        for (int c = 0; c < 3; c++)
+            if (col[c] < 0)
+                die("%s:1: no '%s' column (expected kernel,signature,configuration,outcome,us,build_s)", L->csv,
+                    names[c]);
+        L->have_build = col[3] >= 0;
+    }
+    if (lineno < 2)
+        die("%s: no trials", L->csv);
+    free(cfg);
+    free(line);
+    fclose(in);
+}
+
+static void print_cfg(const struct landscape *L, uint64_t rank, char *buf, size_t len)
+{
+    uint32_t *cfg = xcalloc(L->s->ndims + 1, sizeof *cfg);
+    gt_space_unrank(L->s, rank, cfg);
+    gt_space_format(L->s, cfg, buf, len);
+    free(cfg);
+}
+
+/* Counts the valid configurations and those the landscape lacks, finds
+ * the optimum and ignores rows outside the space (or of the original). */
+static void survey(struct landscape *L)
+{
+    struct gt_space_iter it;
+    uint32_t *def = xcalloc(L->s->ndims + 1, sizeof *def);
+    unsigned char *valid = xcalloc(L->s->size, 1);
+    gt_space_default(L->s, def);
+    L->default_rank = gt_space_rank(L->s, def);
+    free(def);
+    if (gt_space_iter_init(&it, L->s, NULL) != 0)
+        die("out of memory");
+    while (gt_space_iter_next(&it) == 1) {
+        uint64_t r = gt_space_rank(L->s, it.cfg);
+        if (r == L->default_rank)
+            continue;
+        valid[r] = 1;
+        L->nvalid++;
+        if (L->row[r] == ROW_MISSING && L->missing++ < SHOW_MISSING)
+            L->shown[L->missing - 1] = r;
+    }
+    gt_space_iter_clear(&it);
+    L->optimum = L->baseline;
+    L->opt_rank = L->default_rank;
+    for (uint64_t r = 0; r < L->s->size; r++) {
+        if (L->row[r] != ROW_MISSING && !valid[r]) {
+            L->outside++;
+            L->row[r] = ROW_MISSING;
+        } else if (L->row[r] == ROW_OK && L->us[r] < L->optimum) {
+            L->optimum = L->us[r];
+            L->opt_rank = r;
+        }
+    }
+    free(valid);
+    if (!L->nvalid)
+        die("%s: kernel %s: no valid configuration besides the original", L->policy, L->kernel);
+}
+
+/* ---- the simulated session ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static uint64_t run_seed(const struct landscape *L, long i)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *c = L->kernel; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    return mix64(opt.seed ^ h ^ mix64((uint64_t)i));
+}
+
+static long budget_of(const struct landscape *L)
+{
+    long b = (long)ceil(opt.share * (double)L->nvalid);
+    return b > 0 ? b : 1;
+}
+
+/* The trial budget the session keeps: 0 when it may not be cut. */
+static double deadline(const struct landscape *L, int may_cut, double best)
+{
+    if (!L->watchdog || !may_cut || best <= 0)
+        return 0;
+    return L->wd_factor * best > L->wd_floor_us ? L->wd_factor * best : L->wd_floor_us;
+}
+
+/* Notes which goals the best time so far meets, after `trials`. */
+static void progress(const struct landscape *L, struct run *r, double best, double secs)
+{
+    for (int g = 0; g < 3; g++)
+        if (r->reach[g] < 0 && best > 0 && L->optimum / best >= goals[g] - 1e-12) {
+            r->reach[g] = r->trials;
+            if (g == 1)
+                r->secs95 = secs;
+        }
+}
+
+/* Runs one trial as the engine would; returns what it cost in seconds. */
+static double trial(const struct landscape *L, struct gt_strategy *st, const uint32_t *cfg, int may_cut,
+                    unsigned char *seen, struct run *r)
+{
+    uint64_t rank = gt_space_rank(L->s, cfg);
+    double us = -1, cost = 0, cut = deadline(L, may_cut, r->best_us);
+    enum gt_trial_status status = GT_TRIAL_INVALID;
+    r->bad += seen[rank] || rank == L->default_rank || gt_space_check(L->s, cfg, NULL, NULL) != 1;
+    seen[rank] = 1;
+    if (L->row[rank] == ROW_OK && cut > 0 && L->us[rank] > cut) {
+        status = GT_TRIAL_ABORTED;
+        us = cost = cut;
+    } else if (L->row[rank] == ROW_OK) {
+        status = GT_TRIAL_OK;
+        us = L->us[rank];
+        cost = L->runs_per_trial * us;
+    }
+    r->trials++;
+    gt_strategy_report(st, cfg, us, status);
+    if (status == GT_TRIAL_OK && (r->best_us <= 0 || us < r->best_us))
+        r->best_us = us;
+    return cost * 1e-6;
+}
+
+/* One seeded session of strategy name, as shim/session.c's search(). */
+static int simulate(const struct landscape *L, const char *name, uint64_t seed, struct run *r, struct head *h)
+{
+    struct gt_settings set = L->sec->set;
+    long budget = budget_of(L);
+    size_t n = L->s->ndims;
+    /* the policy's strategy parameters are for the strategy it names */
+    if (!set.strategy || strcmp(set.strategy, name))
+        set.nsparams = 0;
+    struct gt_strategy *st = gt_strategy_new(name, L->s, NULL, &set, budget, seed, h->err, sizeof h->err);
+    if (!st)
+        return -1;
+    snprintf(h->name, sizeof h->name, "%s", gt_strategy_name(st));
+    gt_strategy_baseline(st, L->baseline);
+    *r = (struct run){.reach = {-1, -1, -1}, .best_us = L->baseline, .secs95 = -1};
+    uint32_t *cfg = xcalloc(BATCH * (n + 1), sizeof *cfg);
+    unsigned char *seen = xcalloc(L->s->size, 1);
+    int may_cut[BATCH], more = 1;
+    double secs = 0;
+    progress(L, r, r->best_us, secs);
+    while (more && r->trials < budget) {
+        int nb = 0;
+        double build = 0;
+        for (; nb < BATCH && r->trials + nb < budget; nb++) {
+            uint32_t *c = cfg + nb * (n + 1);
+            int got = gt_strategy_next(st, c);
+            if (got != 1) {
+                more = got < 0 && nb > 0;
+                break;
+            }
+            may_cut[nb] = gt_strategy_may_cut(st, c);
+            uint64_t rank = gt_space_rank(L->s, c);
+            if (L->build_s[rank] > build)
+                build = L->build_s[rank];
+        }
+        secs += build;
+        for (int i = 0; i < nb; i++) {
+            secs += trial(L, st, cfg + i * (n + 1), may_cut[i], seen, r);
+            progress(L, r, r->best_us, secs);
+        }
+    }
+    free(seen);
+    free(cfg);
+    gt_strategy_free(st);
+    return 0;
+}
+
+/* ---- strategies in child processes ---- */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    for (const char *p = buf; len;) {
+        ssize_t w = write(fd, p, len);
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static size_t read_all(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* The child: every run of one strategy, written to fd. */
+static void child(const struct landscape *L, const char *name, int fd)
+{
+    struct head h = {0};
+    struct run r;
+    alarm(TIMEOUT_S);
+    for (long i = 0; i < opt.runs; i++) {
+        int rc = simulate(L, name, run_seed(L, i), &r, &h);
+        if (i == 0 && ((h.ok = rc == 0), write_all(fd, &h, sizeof h) != 0 || rc != 0))
+            _exit(rc != 0 ? 0 : 1);
+        if (rc != 0)
+            fprintf(stderr, "replay: %s, %s, run %ld: %s\n", L->kernel, name, i + 1, h.err);
+        if (rc != 0 || write_all(fd, &r, sizeof r) != 0)
+            _exit(1);
+    }
+    _exit(0);
+}
+
+static pid_t start(const struct landscape *L, const char *name, int *fd)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        die("pipe: %s", strerror(errno));
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(p[0]);
+        child(L, name, p[1]);
+    }
+    close(p[1]);
+    *fd = p[0];
+    return pid;
+}
+
+/* Collects a child's runs; a child that died says how in res->failed. */
+static void collect(struct result *res, pid_t pid, int fd)
+{
+    size_t want = (size_t)opt.runs * sizeof *res->runs;
+    res->runs = xcalloc((size_t)opt.runs, sizeof *res->runs);
+    size_t got = read_all(fd, &res->h, sizeof res->h);
+    if (got == sizeof res->h && res->h.ok)
+        got = read_all(fd, res->runs, want);
+    close(fd);
+    int status;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        snprintf(res->failed, sizeof res->failed, "timed out after %d s", TIMEOUT_S);
+    else if (WIFSIGNALED(status))
+        snprintf(res->failed, sizeof res->failed, "crashed: %s", strsignal(WTERMSIG(status)));
+    else if (!res->h.name[0] && !res->h.err[0])
+        snprintf(res->failed, sizeof res->failed, "failed (exit %d)", WEXITSTATUS(status));
+    else if (res->h.ok && got != want)
+        snprintf(res->failed, sizeof res->failed, "failed: %zu of %ld runs", got / sizeof *res->runs, opt.runs);
+}
+
+/* ---- statistics ---- */
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    x = x < 0 ? LONG_MAX : x;
+    y = y < 0 ? LONG_MAX : y;
+    return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    x = x < 0 ? INFINITY : x;
+    y = y < 0 ? INFINITY : y;
+    return (x > y) - (x < y);
+}
+
+/* The lower median, negative values counting as never: it is negative
+ * when fewer than half the runs got there. */
+static long median_long(const struct result *res, size_t off)
+{
+    long *v = xcalloc((size_t)opt.runs, sizeof *v);
+    for (long i = 0; i < opt.runs; i++)
+        v[i] = *(const long *)((const char *)&res->runs[i] + off);
+    qsort(v, (size_t)opt.runs, sizeof *v, cmp_long);
+    long m = v[(opt.runs - 1) / 2];
+    free(v);
+    return m;
+}
+
+static double median_double(const struct result *res, size_t off, const struct landscape *L, int speed)
+{
+    double *v = xcalloc((size_t)opt.runs, sizeof *v);
+    for (long i = 0; i < opt.runs; i++) {
+        v[i] = *(const double *)((const char *)&res->runs[i] + off);
+        if (speed)
+            v[i] = v[i] > 0 ? L->optimum / v[i] : 0;
+    }
+    qsort(v, (size_t)opt.runs, sizeof *v, cmp_double);
+    double m = v[(opt.runs - 1) / 2];
+    free(v);
+    return m;
+}
+
+static long median_reach(const struct result *res, int g)
+{
+    return median_long(res, offsetof(struct run, reach) + (size_t)g * sizeof(long));
+}
+
+static int usable(const struct result *res)
+{
+    return res->h.ok && !res->failed[0];
+}
+
+/* Share of runs reaching 95% within 2% of the space. */
+static double share_fast(const struct landscape *L, const struct result *res)
+{
+    long n = 0;
+    for (long i = 0; i < opt.runs; i++)
+        n += res->runs[i].reach[1] >= 0 && (double)res->runs[i].reach[1] <= SHARE_95 * (double)L->nvalid;
+    return (double)n / (double)opt.runs;
+}
+
+static int beats(const struct result *res, const struct result *ref)
+{
+    long a = median_reach(res, 1), b = median_reach(ref, 1);
+    return a >= 0 && (b < 0 || a < b);
+}
+
+/* ---- output ---- */
+
+static void cell_trials(const struct landscape *L, long m, char *buf, size_t len)
+{
+    if (m < 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%4ld %5.1f%%", m, 100.0 * (double)m / (double)L->nvalid);
+}
+
+static void print_header(const struct landscape *L)
+{
+    char text[512];
+    printf("\n== %s: %llu configurations besides the original (%s, %s)\n", L->kernel,
+           (unsigned long long)L->nvalid, L->policy, L->csv);
+    if (L->opt_rank == L->default_rank) {
+        printf("   optimum: the original, %.1f us\n", L->baseline);
+    } else {
+        print_cfg(L, L->opt_rank, text, sizeof text);
+        printf("   optimum %.1f us, %.2fx the original's %.1f us: %s\n", L->optimum, L->baseline / L->optimum,
+               L->baseline, text);
+    }
+    for (uint64_t i = 0; i < L->missing && i < SHOW_MISSING; i++) {
+        print_cfg(L, L->shown[i], text, sizeof text);
+        printf("   missing from the landscape: %s\n", text);
+    }
+    if (L->missing > SHOW_MISSING)
+        printf("   ... and %llu more missing\n", (unsigned long long)(L->missing - SHOW_MISSING));
+    if (L->missing)
+        printf("   valid configurations missing from the landscape: %llu, reported invalid when proposed\n",
+               (unsigned long long)L->missing);
+    else
+        printf("   the landscape covers every valid configuration\n");
+    if (L->outside)
+        printf("   %llu rows outside the space (or of the original) ignored\n", (unsigned long long)L->outside);
+}
+
+static void print_setup(const struct landscape *L)
+{
+    long budget = budget_of(L);
+    printf("   %ld runs from seed 0x%llx, budget %ld trials (%.0f%% of the space), ", opt.runs,
+           (unsigned long long)opt.seed, budget, 100.0 * (double)budget / (double)L->nvalid);
+    if (L->watchdog)
+        printf("watchdog at %gx the best so far (at least %g ms)\n", L->wd_factor, L->wd_floor_us / 1e3);
+    else
+        printf("watchdog off\n");
+    printf("\n   %-22s %-12s %-12s %-12s %9s  %-7s %8s %6s %6s\n", "strategy", "to 90%", "to 95%", "to 99%",
+           "95% in 2%", "random", "s to 95%", "trials", "final");
+}
+
+static void print_row(const struct landscape *L, const struct result *res, const struct result *ref)
+{
+    char shown[80], c[3][32], secs[16] = "-";
+    snprintf(shown, sizeof shown, "%.31s", res->name);
+    if (res->h.name[0] && strcmp(res->h.name, res->name))
+        snprintf(shown, sizeof shown, "%.31s (%.31s)", res->name, res->h.name);
+    if (!usable(res)) {
+        printf("   %-22s not available: %s\n", shown, res->failed[0] ? res->failed : res->h.err);
+        return;
+    }
+    for (int g = 0; g < 3; g++)
+        cell_trials(L, median_reach(res, g), c[g], sizeof c[g]);
+    double s95 = median_double(res, offsetof(struct run, secs95), L, 0);
+    if (L->have_build && s95 >= 0)
+        snprintf(secs, sizeof secs, "%.1f", s95);
+    const char *vs = res == ref ? "(ref)" : !usable(ref) ? "?" : beats(res, ref) ? "beats" : "no";
+    printf("   %-22s %-12s %-12s %-12s %8.0f%%  %-7s %8s %6ld %5.1f%%\n", shown, c[0], c[1], c[2],
+           100.0 * share_fast(L, res), vs, secs, median_long(res, offsetof(struct run, trials)),
+           100.0 * median_double(res, offsetof(struct run, best_us), L, 1));
+}
+
+static void print_notes(const struct result *res, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        long bad = 0;
+        for (long j = 0; usable(&res[i]) && j < opt.runs; j++)
+            bad += res[i].runs[j].bad;
+        if (bad)
+            printf("   ! %s proposed %ld configurations that were repeated, invalid or the original\n",
+                   res[i].name, bad);
+    }
+}
+
+/* ---- driver ---- */
+
+struct tally {
+    int fast, beaten, landscapes;
+    char detail[1024];
+};
+
+static size_t strategy_list(const char **names)
+{
+    size_t n = 0;
+    for (size_t i = 0; gt_strategy_names(i) && n < MAX_STRATEGIES - 1; i++)
+        names[n++] = gt_strategy_names(i);
+    names[n++] = "auto";
+    if (!opt.nonly)
+        return n;
+    size_t k = 0;
+    int random = 0;
+    for (size_t i = 0; i < opt.nonly; i++) {
+        names[k++] = opt.only[i];
+        random |= !strcmp(opt.only[i], "random");
+    }
+    if (!random && k < MAX_STRATEGIES)
+        names[k++] = "random";
+    return k;
+}
+
+static void replay(struct landscape *L, const char **names, size_t n, struct tally *t)
+{
+    struct result res[MAX_STRATEGIES];
+    pid_t pid[MAX_STRATEGIES];
+    int fd[MAX_STRATEGIES];
+    const struct result *ref = NULL;
+    survey(L);
+    print_header(L);
+    print_setup(L);
+    for (size_t i = 0; i < n; i++) {
+        memset(&res[i], 0, sizeof res[i]);
+        snprintf(res[i].name, sizeof res[i].name, "%s", names[i]);
+        pid[i] = start(L, names[i], &fd[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        collect(&res[i], pid[i], fd[i]);
+        if (!strcmp(names[i], "random"))
+            ref = &res[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        print_row(L, &res[i], ref);
+    print_notes(res, n);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(t[i].detail);
+        if (!usable(&res[i])) {
+            snprintf(t[i].detail + len, sizeof t[i].detail - len, "%s %s n/a", len ? "," : "", L->kernel);
+            continue;
+        }
+        int fast = share_fast(L, &res[i]) >= 0.5, beat = ref && usable(ref) && beats(&res[i], ref);
+        long m = median_reach(&res[i], 1), mr = ref && usable(ref) ? median_reach(ref, 1) : -1;
+        char a[24] = "-", b[24] = "-";
+        if (m >= 0)
+            snprintf(a, sizeof a, "%ld", m);
+        if (mr >= 0)
+            snprintf(b, sizeof b, "%ld", mr);
+        t[i].landscapes++;
+        t[i].fast += fast;
+        t[i].beaten += beat;
+        snprintf(t[i].detail + len, sizeof t[i].detail - len, "%s %s %s/%s%s", len ? "," : "", L->kernel, a, b,
+                 beat ? " beats" : "");
+    }
+    for (size_t i = 0; i < n; i++)
+        free(res[i].runs);
+}
+
+static void summary(const char **names, size_t n, const struct tally *t, size_t nland)
+{
+    printf("\n== summary over %zu landscapes: on how many a strategy reached 95%% of the optimum within 2%% of the "
+           "space in >= 50%% of its runs, and beat random's median trials to 95%%\n"
+           "   (per landscape: its median trials to 95%% / random's; landscapes where it did not run are named)\n\n",
+           nland);
+    for (size_t i = 0; i < n; i++) {
+        if (!t[i].landscapes)
+            printf("   %-12s not available on any:%s\n", names[i], t[i].detail);
+        else if (!strcmp(names[i], "random"))
+            printf("   %-12s 95%% within 2%%: %d/%d  (the reference)\n", names[i], t[i].fast, t[i].landscapes);
+        else
+            printf("   %-12s 95%% within 2%%: %d/%d  beats random: %d/%d  (%s)\n", names[i], t[i].fast,
+                   t[i].landscapes, t[i].beaten, t[i].landscapes, t[i].detail + 1);
+    }
+}
+
+static const char usage[] =
+    "usage: replay [OPTIONS] DIR\n"
+    "       replay [OPTIONS] POLICY KERNEL LANDSCAPE [POLICY KERNEL LANDSCAPE ...]\n"
+    "  DIR holds baselines.csv (kernel,us) and KERNEL.csv for each kernel it names\n"
+    "  --runs N            seeded runs per strategy and landscape (default 50)\n"
+    "  --seed S            seed of the runs (default 0x853c49e6748fea9b)\n"
+    "  --strategies a,b    these only (random always runs, as the reference)\n"
+    "  --budget-share F    trial budget as a share of the space, in (0, 1] (default 1)\n"
+    "  --policies DIR      the policies of DIR's kernels, KERNEL.ini (default examples/suite)\n";
+
+static void parse_strategies(char *list)
+{
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+        if (opt.nonly < MAX_STRATEGIES - 1)
+            opt.only[opt.nonly++] = tok;
+}
+
+static int parse_options(int argc, char **argv)
+{
+    static const struct option longs[] = {{"runs", required_argument, 0, 'r'},
+                                          {"seed", required_argument, 0, 's'},
+                                          {"strategies", required_argument, 0, 'S'},
+                                          {"budget-share", required_argument, 0, 'b'},
+                                          {"policies", required_argument, 0, 'p'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        errno = 0;
+        if (c == 'r' && ((opt.runs = strtol(optarg, &end, 10)) < 1 || *end || opt.runs > 100000))
+            die("--runs %s: expected a count from 1 to 100000", optarg);
+        else if (c == 's' && ((opt.seed = strtoull(optarg, &end, 0)), *end || errno))
+            die("--seed %s: expected an integer", optarg);
+        else if (c == 'S')
+            parse_strategies(optarg);
+        else if (c == 'b' && ((opt.share = strtod(optarg, &end)), *end || !(opt.share > 0 && opt.share <= 1)))
+            die("--budget-share %s: expected a number in (0, 1]", optarg);
+        else if (c == 'p')
+            opt.policies = optarg;
+        else if (c == 'h' || c == '?') {
+            fputs(usage, c == 'h' ? stdout : stderr);
+            exit(c == 'h' ? 0 : 2);
+        }
+    }
+    return optind;
+}
+
+/* DIR: its baselines.csv names the kernels, in order. */
+static size_t from_dir(const char *dir, struct landscape *L)
+{
+    char path[4096], *line = NULL, *f[8];
+    size_t cap = 0, n = 0;
+    int lineno = 0;
+    snprintf(path, sizeof path, "%s/baselines.csv", dir);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        die("%s: cannot read: %s", path, strerror(errno));
+    while (getline(&line, &cap, in) > 0) {
+        int k = split_csv(line, f, 8);
+        if (++lineno == 1 || k < 1 || !*f[0])
+            continue;
+        if (n == MAX_LANDSCAPES)
+            die("%s: more than %d kernels", path, MAX_LANDSCAPES);
+        char *kernel = strdup(f[0]), *policy, *csv;
+        if (!kernel || asprintf(&policy, "%s/%s.ini", opt.policies, f[0]) < 0 ||
+            asprintf(&csv, "%s/%s.csv", dir, f[0]) < 0)
+            die("out of memory");
+        L[n++] = (struct landscape){.kernel = kernel, .policy = policy, .csv = csv};
+    }
+    free(line);
+    fclose(in);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    static struct landscape L[MAX_LANDSCAPES];
+    static struct tally t[MAX_STRATEGIES];
+    const char *names[MAX_STRATEGIES];
+    int at = parse_options(argc, argv), left = argc - at;
+    size_t nland = 0;
+    if (left == 1) {
+        nland = from_dir(argv[at], L);
+    } else if (left >= 3 && left % 3 == 0 && left / 3 <= MAX_LANDSCAPES) {
+        for (; at < argc; at += 3, nland++)
+            L[nland] = (struct landscape){.policy = argv[at], .kernel = argv[at + 1], .csv = argv[at + 2]};
+    } else {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (!nland)
+        die("%s: no kernels", argv[at]);
+    for (size_t i = 0; i < nland; i++) {
+        load_policy(&L[i]);
+        load_landscape(&L[i]);
+        L[i].baseline = read_baseline(L[i].csv, L[i].kernel);
+    }
+    size_t n = strategy_list(names);
+    printf("replay: %zu strategies on %zu landscapes; trials to reach 90/95/99%% of the optimum's speed (median, "
+           "and as a share of the space)\n",
+           n, nland);
+    for (size_t i = 0; i < nland; i++)
+        replay(&L[i], names, n, t);
+    summary(names, n, t, nland);
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* cart.h: CART regression trees over configurations (value indices), for
+ * the tree strategy (search_tree.c); see cart.c. */
+#ifndef GT_CART_H
+#define GT_CART_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A node splits on `x[dim] < cut` (left) against `x[dim] >= cut` (right);
+ * a leaf has dim -1.  Node 0 is the root. */
+struct gt_cart_node {
+    int dim;
+    uint32_t cut;
+    int left, right, parent;  /* -1: none */
+    size_t n;                 /* samples in the node */
+    double mean;              /* of their y (0 without samples) */
+};
+
+struct gt_cart {
+    struct gt_cart_node *nodes;
+    size_t nnodes;
+};
+
+/* Fits a tree to n samples: x holds n rows of ndims value indices, y their
+ * targets.  A node splits where the split reduces the squared error most,
+ * both sides keeping at least `leaf` samples (>= 1); it stays a leaf when no
+ * split reduces it.  Returns 0, or -1 without memory (t then empty). */
+int gt_cart_fit(struct gt_cart *t, const uint32_t *x, const double *y, size_t n, size_t ndims, size_t leaf);
+/* The leaf with the lowest mean among leaves with samples (the root when
+ * there are none). */
+int gt_cart_best_leaf(const struct gt_cart *t);
+/* The region of a node: lo[d] <= x[d] < hi[d], where lo and hi come in as
+ * the whole space's bounds and are narrowed by the splits on the path from
+ * the root. */
+void gt_cart_region(const struct gt_cart *t, int node, uint32_t *lo, uint32_t *hi);
+void gt_cart_free(struct gt_cart *t);
+
+#endif

@@ -1,0 +1,103 @@
+#!/bin/sh
+# build/bench/replay on the synthetic landscape of tests/fixtures/replay
+# (toy.ini: 62 configurations besides the original, toy.csv their times in
+# enumeration order, with an invalid region and a slow tail): exhaustive's
+# numbers are known exactly (the first row in the file's order that reaches
+# each goal, and what the trials up to it cost), runs repeat for a seed, both forms of the command line agree,
+# a strategy that cannot run is reported and the others go on, and a
+# malformed landscape gives one error naming file and line, exit 2.
+. "$(dirname "$0")/lib.sh"
+
+R="$GT_BUILD/bench/replay"
+[ -x "$R" ] || skip_all "no $R: run make first"
+F="$GT_SRC/tests/fixtures/replay"
+cd "$TMP" || exit 1
+
+"$R" --runs 5 --strategies exhaustive,random "$F/toy.ini" toy "$F/toy.csv" >out 2>err
+is "$?/$(wc -c <err)" "0/0" "replay: exit 0, nothing on stderr"
+
+# What exhaustive must print: for each goal, the 1-based row of the first
+# configuration within it of the optimum (the fastest ok time, or the
+# original's when faster), with its share of the 62 configurations; and the
+# simulated seconds to 95%: 0.1 s of builds per batch of 16, a trial 6 runs
+# of its time, or one run to its deadline (twice the best time so far, the
+# original's at first) when it is slower, as the first rows are.
+base=$(awk -F, '$1 == "toy" { print $2 }' "$F/baselines.csv")
+expect=$(awk -F, -v base="$base" 'NR > 1 { n++; ok[n] = $(NF-2) == "ok"; us[n] = $(NF-1) }
+    END {
+        opt = base
+        for (i = 1; i <= n; i++) if (ok[i] && us[i] < opt) opt = us[i]
+        split("0.90 0.95 0.99", g, " ")
+        for (k = 1; k <= 3; k++) {
+            at[k] = "-"
+            for (i = 1; i <= n && at[k] == "-"; i++) if (ok[i] && opt / us[i] >= g[k]) at[k] = i
+            printf "%s %.1f%% ", at[k], 100 * at[k] / n
+        }
+        best = base
+        for (i = 1; i <= at[2]; i++) {
+            if (i % 16 == 1) secs += 0.1
+            if (ok[i] && us[i] > 2 * best) secs += 2 * best / 1e6
+            else if (ok[i]) secs += 6 * us[i] / 1e6
+            if (ok[i] && us[i] < best) best = us[i]
+        }
+        printf "%.1f %d\n", secs, n
+    }' "$F/toy.csv")
+row() {
+    awk -v s="$1" '/^== summary/ { exit } $1 == s' out
+}
+got=$(row exhaustive | awk '{ print $2, $3, $4, $5, $6, $7, $10, $11 }')
+is "$got" "$expect" "exhaustive: trials to 90/95/99% (and share of the space) as the enumeration order says, the seconds to 95% with the slow rows cut; every trial run"
+is "$(row exhaustive | awk '{ print $8, $9, $12 }')" "0% no 100.0%" \
+    "exhaustive: never within 2% of the space, does not beat random, ends at the optimum"
+check "the optimum is named" grep -qx '   optimum 20000.0 us, 5.00x the original.s 100000.0 us: A=5 B=4 C=1' out
+check "the landscape covers the space" grep -qx '   the landscape covers every valid configuration' out
+check "random is the reference" grep -q '^   random .* (ref) ' out
+
+"$R" --runs 5 --strategies exhaustive,random "$F/toy.ini" toy "$F/toy.csv" >again 2>&1
+check "runs repeat for a seed" cmp out again
+
+# The directory form: baselines.csv names the kernels, --policies their policy.
+"$R" --runs 5 --strategies exhaustive,random --policies "$F" "$F" >dir 2>&1
+is "$(grep -E '^   (exhaustive|random) ' dir)" "$(grep -E '^   (exhaustive|random) ' out)" \
+    "a directory gives the same tables"
+
+# Every strategy: those that cannot run are reported, the rest run.
+"$R" --runs 2 "$F/toy.ini" toy "$F/toy.csv" >all 2>&1
+is "$?" 0 "every strategy: exit 0"
+check "every strategy has a row and a summary line" sh -c '
+    for s in random exhaustive auto; do grep -q "^   $s " "$1" || exit 1; done
+    [ "$(sed -n "/^== summary/,\$p" "$1" | grep -c "^   [a-z]")" -ge 3 ]' - all
+check "an unknown strategy is not available" sh -c \
+    '"$1" --runs 1 --strategies nosuch "$2/toy.ini" toy "$2/toy.csv" | grep -q "^   nosuch  *not available: "' - "$R" "$F"
+
+# A configuration the landscape lacks is named.
+cp "$F/baselines.csv" .
+sed '/"A=1 B=2 C=0"/d' "$F/toy.csv" >toy.csv
+"$R" --runs 1 --strategies exhaustive "$F/toy.ini" toy toy.csv >out 2>&1
+check "a missing configuration is named" grep -qx '   missing from the landscape: A=1 B=2 C=0' out
+check "and counted" grep -q 'missing from the landscape: 1,' out
+
+# Malformed landscapes: one message with file and line, exit 2, no table.
+malformed() {
+    "$R" --runs 1 "$F/toy.ini" toy toy.csv >out 2>err
+    is "$?/$(wc -c <out)/$(cat err)" "2/0/$1" "$2"
+}
+sed '3s/A=1 B=1 C=2/A=7 B=1 C=2/' "$F/toy.csv" >toy.csv
+malformed "replay: toy.csv:3: configuration 'A=7 B=1 C=2': A=7 is not one of its values (1, 2, 3, 4, 5, 6)" \
+    "a value outside the space"
+sed '5s/ C=1"/"/' "$F/toy.csv" >toy.csv
+malformed "replay: toy.csv:5: configuration 'A=1 B=2': 'C' is missing" "a configuration without a dimension"
+sed '1s/,us,/,time,/' "$F/toy.csv" >toy.csv
+malformed "replay: toy.csv:1: no 'us' column (expected kernel,signature,configuration,outcome,us,build_s)" \
+    "a missing column"
+sed '7s/,ok,/,fine,/' "$F/toy.csv" >toy.csv
+malformed "replay: toy.csv:7: outcome 'fine': expected ok, invalid, failed, wrong or cut" "an unknown outcome"
+sed '8s/,ok,[0-9.]*,/,ok,fast,/' "$F/toy.csv" >toy.csv
+malformed "replay: toy.csv:8: us 'fast' is not a time in microseconds" "a time that is not a number"
+{ cat "$F/toy.csv"; sed -n 9p "$F/toy.csv"; } >toy.csv
+malformed "replay: toy.csv:64: configuration 'A=1 B=4 C=2' given twice" "a configuration given twice"
+cp "$F/toy.csv" toy.csv
+echo "kernel,us" >baselines.csv
+malformed "replay: baselines.csv: no time for kernel toy" "no baseline"
+
+done_testing
