@@ -300,12 +300,17 @@ static const struct gt_search *find(const char *name)
     return NULL;
 }
 
-/* auto: every configuration when they fit the budget, else random. */
+/* auto: a tiny space is tried whole, since its builds all fit a couple of
+ * parallel compile batches and an adaptive search would only serialize
+ * them; any other is searched with regression-tree sampling, which on the
+ * recorded landscapes (bench/replay) came closest to the optimum soonest. */
+#define AUTO_EXHAUSTIVE 32
+
 static const struct gt_search *choose(const struct gt_strategy *st)
 {
-    if (st->listed && (st->budget <= 0 || st->nranks <= (uint64_t)st->budget))
+    if (st->listed && st->nranks <= AUTO_EXHAUSTIVE && (st->budget <= 0 || st->nranks <= (uint64_t)st->budget))
         return &gt_search_exhaustive;
-    return &gt_search_random_search;
+    return &gt_search_tree;
 }
 
 /* Every strategy.NAME of the settings must be one the strategy reads. */

@@ -68,8 +68,13 @@ int main(void)
     is_str(gt_strategy_name(st), "exhaustive", "auto: exhaustive when the space fits the budget");
     gt_strategy_free(st);
     st = gt_strategy_new(NULL, s, NULL, NULL, 5, 1, err, sizeof err);
-    is_str(gt_strategy_name(st), "random", "auto: random when it does not");
+    is_str(gt_strategy_name(st), "tree", "auto: regression-tree sampling when it does not");
     gt_strategy_free(st);
+    struct gt_space *mid = space(5, 8);
+    st = gt_strategy_new("auto", mid, NULL, NULL, 100, 1, err, sizeof err);
+    is_str(gt_strategy_name(st), "tree", "auto: and when the space is more than tiny (39), whatever the budget");
+    gt_strategy_free(st);
+    gt_space_free(mid);
     ok(!gt_strategy_new("pareto", s, NULL, NULL, 5, 1, err, sizeof err) &&
            !strcmp(err, "strategy 'pareto' is not available yet; use auto, exhaustive, random, greedy, hillclimb, "
                         "anneal, evolution, predictor or tree"),
