@@ -3,7 +3,7 @@
  *   exhaustive  every valid configuration, in enumeration order
  *   random      valid configurations drawn uniformly without repetition
  *               (seeded: GPUTUNE_SEED mixed with the kernel and signature) */
-#include "search.h"
+#include "strategies.h"
 
 #include <stdlib.h>
 

@@ -23,7 +23,7 @@
  * A valid space of at most population x (patience + 1) configurations,
  * what the first population and the generations that end a search cost at
  * the least, is tried whole instead. */
-#include "search.h"
+#include "strategies.h"
 
 #include <math.h>
 #include <stdlib.h>

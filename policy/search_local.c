@@ -48,7 +48,7 @@
  *              none left there either, it restarts from a random untried
  *              configuration (also its start while the original's time is
  *              unknown).  It ends when the space is exhausted. */
-#include "search.h"
+#include "strategies.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -39,7 +39,7 @@
  * The engine cuts at watchdog.factor times the best time so far, not the
  * best of the support's group (same base, same dimension) as in the paper;
  * measuring every base before any support makes that best a base's. */
-#include "search.h"
+#include "strategies.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -33,7 +33,7 @@
  * most of a compile batch idle and do worse at 99%; the leaf size (1 to 5)
  * changed little. */
 #include "cart.h"
-#include "search.h"
+#include "strategies.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,10 +12,10 @@
  * original kernel, which the engine measures as the baseline
  * (gt_strategy_baseline): it is never proposed.
  *
- * This file dispatches to a strategy's `struct gt_search` (search.h) and
+ * This file dispatches to a strategy's `struct gt_search` (strategies.h) and
  * gives every strategy its services; each strategy is in its own file
  * (search_*.c).  `auto` picks one from the space and the budget. */
-#include "search.h"
+#include "strategies.h"
 
 #include <math.h>
 #include <stdio.h>

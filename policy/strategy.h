@@ -1,5 +1,5 @@
 /* strategy.h: search strategies behind one interface (see strategy.c; a
- * strategy's own code is written against search.h). */
+ * strategy's own code is written against strategies.h). */
 #ifndef GT_STRATEGY_H
 #define GT_STRATEGY_H
 

@@ -1,8 +1,8 @@
-/* search.h: what a search strategy is made of, and the services strategy.c
+/* strategies.h: what a search strategy is made of, and the services strategy.c
  * gives every strategy (random numbers, validity, what was tried, its
  * parameters).  Each strategy is one `struct gt_search` in its own file. */
-#ifndef GT_SEARCH_H
-#define GT_SEARCH_H
+#ifndef GT_STRATEGIES_H
+#define GT_STRATEGIES_H
 
 #include "strategy.h"
 
