@@ -86,11 +86,11 @@ $(BUILD)/tests/helpers/nvrtc_min: tests/helpers/nvrtc_min.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(CUDA_LIB) -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
 
-$(BUILD)/tests/helpers/faulty_app: tests/fixtures/faulty_app.cu tests/fixtures/faulty_kernel.cuh examples/common.h
+$(BUILD)/tests/helpers/faulty_app: tests/fixtures/faulty_app.cu tests/fixtures/faulty_kernel.cuh examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
-$(BUILD)/tests/helpers/slow_app: tests/fixtures/slow_app.cu tests/fixtures/slow_kernel.cuh examples/common.h
+$(BUILD)/tests/helpers/slow_app: tests/fixtures/slow_app.cu tests/fixtures/slow_kernel.cuh examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
@@ -110,11 +110,11 @@ $(BUILD)/tests/helpers/chain_main: tests/helpers/chain_main.c $(BUILD)/tests/hel
 	$(CC) $(CFLAGS) $< -o $@ -L$(BUILD)/tests/helpers -ltarget -Wl,-rpath,'$$ORIGIN' -ldl
 
 # Examples: closed builds with nvcc's defaults, never rebuilt for tuning.
-$(BUILD)/examples/runtime_app: examples/runtime_app/main.cu examples/runtime_app/kernels.cuh examples/common.h
+$(BUILD)/examples/runtime_app: examples/runtime_app/main.cu examples/runtime_app/kernels.cuh examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
-$(BUILD)/examples/runtime_app_ptds: examples/runtime_app/main.cu examples/runtime_app/kernels.cuh examples/common.h
+$(BUILD)/examples/runtime_app_ptds: examples/runtime_app/main.cu examples/runtime_app/kernels.cuh examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) --default-stream per-thread $< -o $@
 
@@ -145,11 +145,11 @@ SUITE     := transpose gemm reduce conv2d nbody coulomb stencil
 SUITE_OBJ := $(SUITE:%=$(BUILD)/examples/suite-obj/%.o) $(BUILD)/examples/suite-obj/main.o
 SUITE_FLAGS := $(NVFLAGS) -arch=sm_90
 
-$(BUILD)/examples/suite-obj/%.o: examples/suite/%.cu kernels/%.cu examples/suite/suite.h examples/common.h
+$(BUILD)/examples/suite-obj/%.o: examples/suite/%.cu kernels/%.cu examples/suite/suite.h examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(SUITE_FLAGS) -c $< -o $@
 
-$(BUILD)/examples/suite-obj/main.o: examples/suite/main.cu examples/suite/suite.h examples/common.h
+$(BUILD)/examples/suite-obj/main.o: examples/suite/main.cu examples/suite/suite.h examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(SUITE_FLAGS) -c $< -o $@
 

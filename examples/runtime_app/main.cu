@@ -11,19 +11,7 @@
  * __device__ and __constant__ variables, dynamic shared memory above the
  * 48 KiB default limit, and launches recorded into a graph by stream
  * capture and replayed. */
-#include "../common.h"
-
-#include <cuda_runtime.h>
-
-#define CK(call)                                                                       \
-    do {                                                                               \
-        cudaError_t err_ = (call);                                                     \
-        if (err_ != cudaSuccess)                                                       \
-            ex_die("%s failed: %s", #call, cudaGetErrorString(err_));                  \
-    } while (0)
-
-/* Launch errors surface at the next call; ask right after each batch. */
-#define LAUNCHED() CK(cudaGetLastError())
+#include "../runtime.h"
 
 /* Launch counts; the expect lines are printed from these. */
 enum {

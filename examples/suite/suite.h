@@ -18,19 +18,7 @@
 #ifndef SUITE_H
 #define SUITE_H
 
-#include "../common.h"
-
-#include <cuda_runtime.h>
-
-#define CK(call)                                                                       \
-    do {                                                                               \
-        cudaError_t err_ = (call);                                                     \
-        if (err_ != cudaSuccess)                                                       \
-            ex_die("%s failed: %s", #call, cudaGetErrorString(err_));                  \
-    } while (0)
-
-/* Launch errors surface at the next call; ask right after each batch. */
-#define LAUNCHED() CK(cudaGetLastError())
+#include "../runtime.h"
 
 struct suite {
     struct ex e;
