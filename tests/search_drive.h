@@ -12,11 +12,13 @@
  *
  *   struct drive d = {.factor = 2};
  *   drive_run(st, s, time_fn, arg, budget, &d);   // budget <= 0: until it stops
+ *   ok(drive_clean(&d), ...);
  */
 #ifndef GT_SEARCH_DRIVE_H
 #define GT_SEARCH_DRIVE_H
 
 #include "strategy.h"
+#include "tap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,24 @@ struct drive {
     int duplicates, invalid_proposals, default_proposals;
     int stopped;                     /* the strategy ended the search, not the budget */
 };
+
+/* A strategy for the space, or NULL with why said (a TAP diagnostic). */
+static struct gt_strategy *drive_strategy(const char *name, const struct gt_space *s, const struct gt_settings *set,
+                                          long budget, uint64_t seed)
+{
+    char err[256];
+    struct gt_strategy *st = gt_strategy_new(name, s, NULL, set, budget, seed, err, sizeof err);
+    if (!st)
+        diag("%s: %s", name, err);
+    return st;
+}
+
+/* Whether a run kept the rules: only valid configurations, each once, never
+ * the original; -1 said again when asked again. */
+static int drive_clean(const struct drive *d)
+{
+    return !d->duplicates && !d->invalid_proposals && !d->default_proposals && !d->asked_again;
+}
 
 /* The batch in another order (Fisher-Yates), when d->shuffle asks. */
 static void drive_shuffle(struct drive *d, uint32_t *batch, size_t n, int *cut, int nb)

@@ -161,23 +161,8 @@ static const struct landscape landscapes[] = {
     {"without the original's time", no_original, {{60, 1}, {150, 1}, {200, 1}, {150, 1.12}}},
 };
 
-static struct gt_strategy *strategy(const char *name, const struct gt_space *s, const struct gt_settings *set,
-                                    long budget, uint64_t seed)
-{
-    char err[256];
-    struct gt_strategy *st = gt_strategy_new(name, s, NULL, set, budget, seed, err, sizeof err);
-    if (!st)
-        diag("%s: %s", name, err);
-    return st;
-}
-
 /* Whether a run kept the rules: only valid configurations, each once, never
  * the original; -1 said again when asked again. */
-static int clean(const struct drive *d)
-{
-    return !d->duplicates && !d->invalid_proposals && !d->default_proposals && !d->asked_again;
-}
-
 /* Runs with each seed: all must come within the goal's factor of the
  * optimum (100 us) in its budget, and keep the rules. */
 static void runs(const char *name, const char *what, const struct gt_space *s, drive_time_fn f, struct goal g)
@@ -185,7 +170,7 @@ static void runs(const char *name, const char *what, const struct gt_space *s, d
     int found = 0, rules = 1;
     long at[SEEDS], trials = 0;
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-        struct gt_strategy *st = strategy(name, s, NULL, g.budget, seed);
+        struct gt_strategy *st = drive_strategy(name, s, NULL, g.budget, seed);
         struct drive d = {.factor = 2, .shuffle = seed, .ask_again = 1};
         if (!st)
             return;
@@ -195,7 +180,7 @@ static void runs(const char *name, const char *what, const struct gt_space *s, d
         found += hit;
         at[seed - 1] = hit ? d.best_at : g.budget + 1;
         trials += d.trials;
-        rules &= clean(&d);
+        rules &= drive_clean(&d);
     }
     for (int i = 1; i < SEEDS; i++) /* insertion sort, for the median */
         for (int j = i; j > 0 && at[j] < at[j - 1]; j--) {
@@ -211,20 +196,20 @@ static void runs(const char *name, const char *what, const struct gt_space *s, d
 /* Unlimited budgets: each strategy must end the search by itself. */
 static void stops(const char *name, const struct gt_space *s, drive_time_fn f, const char *what, long most)
 {
-    struct gt_strategy *st = strategy(name, s, NULL, 0, 5);
+    struct gt_strategy *st = drive_strategy(name, s, NULL, 0, 5);
     struct drive d = {.factor = 2, .shuffle = 5, .ask_again = 1};
     if (!st)
         return;
     drive_run(st, s, f, NULL, 0, &d);
     gt_strategy_free(st);
-    ok(d.stopped && d.trials <= most && clean(&d), "%s stops %s: after %ld trials (at most %ld)", name, what, d.trials,
+    ok(d.stopped && d.trials <= most && drive_clean(&d), "%s stops %s: after %ld trials (at most %ld)", name, what, d.trials,
        most);
 }
 
 /* The proposals of the first engine batch, before any result. */
 static int first_batch(const char *name, const struct gt_space *s, const struct gt_settings *set)
 {
-    struct gt_strategy *st = strategy(name, s, set, 1000, 1);
+    struct gt_strategy *st = drive_strategy(name, s, set, 1000, 1);
     uint32_t cfg[4];
     int n = 0;
     if (!st)
@@ -248,7 +233,7 @@ static void record(void *arg, const uint32_t *cfg, int may_cut, enum gt_trial_st
 static uint64_t proposals(const char *name, const struct gt_space *s, uint64_t seed)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
-    struct gt_strategy *st = strategy(name, s, NULL, 100, seed);
+    struct gt_strategy *st = drive_strategy(name, s, NULL, 100, seed);
     struct drive d = {.factor = 2, .seen = record};
     if (!st)
         return 0;
@@ -348,10 +333,10 @@ int main(void)
     struct gt_diags dg = {0};
     gt_space_add_constraint_text(s, "A * B != 12", 0, &dg);
     gt_diags_clear(&dg);
-    struct gt_strategy *st = strategy("evolution", s, NULL, 0, 1);
+    struct gt_strategy *st = drive_strategy("evolution", s, NULL, 0, 1);
     struct drive d = {.factor = 2};
     drive_run(st, s, tiny, NULL, 0, &d);
-    ok(d.stopped && d.trials == 10 && d.best_us == 100 && clean(&d), "evolution tries a tiny space whole: %ld trials",
+    ok(d.stopped && d.trials == 10 && d.best_us == 100 && drive_clean(&d), "evolution tries a tiny space whole: %ld trials",
        d.trials);
     gt_strategy_free(st);
     gt_space_free(s);

@@ -210,26 +210,11 @@ static double optimum(const struct gt_space *s, drive_time_fn f)
     return best;
 }
 
-static struct gt_strategy *strategy(const char *name, const struct gt_space *s, const struct gt_settings *set,
-                                    long budget, uint64_t seed)
-{
-    char err[256];
-    struct gt_strategy *st = gt_strategy_new(name, s, NULL, set, budget, seed, err, sizeof err);
-    if (!st)
-        diag("%s: %s", name, err);
-    return st;
-}
-
-static int clean(const struct drive *d)
-{
-    return !d->duplicates && !d->invalid_proposals && !d->default_proposals && !d->asked_again;
-}
-
 /* One run; 0 when the strategy could not be made. */
 static int run(const char *name, const struct gt_space *s, const struct gt_settings *set, drive_time_fn f,
                long budget, uint64_t seed, double factor, struct drive *d)
 {
-    struct gt_strategy *st = strategy(name, s, set, budget, seed);
+    struct gt_strategy *st = drive_strategy(name, s, set, budget, seed);
     if (!st)
         return 0;
     *d = (struct drive){.factor = factor, .shuffle = seed, .ask_again = 1};
@@ -267,16 +252,16 @@ static void predictor_exact(void)
         return;
     ok(d.best_us == opt, "predictor, additive: the exact optimum (%.3f us, got %.3f)", opt, d.best_us);
     is_int(d.trials, PRED_TRIALS, "predictor, additive: 11 bases + 264 supports + 5 top = 280 trials (1.5%%)");
-    ok(d.stopped && clean(&d), "predictor, additive: stops by itself, keeps the rules");
+    ok(d.stopped && drive_clean(&d), "predictor, additive: stops by itself, keeps the rules");
 
     /* the same with the watchdog, and with a slow tail it must not cut bases in */
     double t = optimum(s, additive_tail);
-    struct gt_strategy *st = strategy("predictor", s, NULL, 1000, 2);
+    struct gt_strategy *st = drive_strategy("predictor", s, NULL, 1000, 2);
     cut_bases = bases_seen = 0;
     d = (struct drive){.factor = 2, .shuffle = 2, .ask_again = 1, .seen = watch_bases};
     drive_run(st, s, additive_tail, NULL, 1000, &d);
     gt_strategy_free(st);
-    ok(d.best_us == t && d.trials <= PRED_TRIALS && d.stopped && clean(&d),
+    ok(d.best_us == t && d.trials <= PRED_TRIALS && d.stopped && drive_clean(&d),
        "predictor, slow tail (watchdog 2x): the exact optimum %.3f us in %ld trials (%ld cut short)", d.best_us,
        d.trials, d.aborted);
     ok(bases_seen == PRED_BASES && !cut_bases && d.kept > 0,
@@ -289,7 +274,7 @@ static void predictor_exact(void)
     double worst = 1;
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
         run("predictor", s, NULL, interacting, 1000, seed, 2, &d);
-        within &= d.best_us <= 1.20 * t && d.trials <= PRED_TRIALS && clean(&d);
+        within &= d.best_us <= 1.20 * t && d.trials <= PRED_TRIALS && drive_clean(&d);
         worst = fmax(worst, d.best_us / t);
     }
     ok(within, "predictor, C and D interacting: within 1.20x of the optimum in %d trials (worst %.3fx)", PRED_TRIALS,
@@ -308,7 +293,7 @@ static void predictor_holes(void)
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
         struct drive d;
         run("predictor", s, NULL, additive_holes, 1000, seed, 2, &d);
-        exact &= d.best_us == t && d.stopped && clean(&d);
+        exact &= d.best_us == t && d.stopped && drive_clean(&d);
         most = d.trials > most ? d.trials : most;
         invalid += d.invalid;
     }
@@ -327,7 +312,7 @@ static void predictor_budget(void)
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
         struct drive d;
         run("predictor", s, NULL, additive, 120, seed, 2, &d);
-        rules &= clean(&d) && d.trials <= 120;
+        rules &= drive_clean(&d) && d.trials <= 120;
         most = d.trials > most ? d.trials : most;
         worst = fmax(worst, d.best_us / t);
     }
@@ -339,14 +324,14 @@ static void predictor_budget(void)
     struct gt_space *sh = space(0, NULL);
     struct drive d;
     run("predictor", sh, NULL, additive, 100, 3, 2, &d);
-    ok(d.trials == 100 && clean(&d), "predictor, all shared: measures configurations up to the budget (%ld)", d.trials);
+    ok(d.trials == 100 && drive_clean(&d), "predictor, all shared: measures configurations up to the budget (%ld)", d.trials);
     struct gt_settings set;
     gt_settings_init(&set);
     struct gt_kv kv = {"assume", "independent", {"test", 1, 1}};
     set.sparams = &kv;
     set.nsparams = 1;
     run("predictor", sh, &set, flat_additive, 1000, 3, 2, &d);
-    ok(d.best_us == optimum(sh, flat_additive) && d.trials == 3 + 2 + 7 + 7 + 5 + 3 + 5 && d.stopped && clean(&d),
+    ok(d.best_us == optimum(sh, flat_additive) && d.trials == 3 + 2 + 7 + 7 + 5 + 3 + 5 && d.stopped && drive_clean(&d),
        "predictor, strategy.assume = independent: one base (the original), 27 supports and 5: the optimum in %ld trials",
        d.trials);
     char err[256];
@@ -361,13 +346,13 @@ static void predictor_budget(void)
 
     /* no original's time: the base it would have been is missing */
     run("predictor", s, NULL, no_original, 1000, 4, 2, &d);
-    ok(d.best_us <= 1.10 * optimum(s, no_original) && d.stopped && clean(&d),
+    ok(d.best_us <= 1.10 * optimum(s, no_original) && d.stopped && drive_clean(&d),
        "predictor, no baseline: %.3fx of the optimum in %ld trials", d.best_us / optimum(s, no_original), d.trials);
     gt_space_free(s);
 
     /* a space within the budget is measured whole */
     s = space(1, "A == 0 && B == 0 && D == 0 && E == 0");
-    struct gt_strategy *st = strategy("predictor", s, NULL, 64, 1);
+    struct gt_strategy *st = drive_strategy("predictor", s, NULL, 64, 1);
     is_str(st ? gt_strategy_name(st) : NULL, "exhaustive", "predictor: 31 configurations in 64 trials: exhaustive");
     gt_strategy_free(st);
     gt_space_free(s);
@@ -411,7 +396,7 @@ static int ratios(const char *name, const struct tree_case *tc, const struct gt_
         struct drive d;
         if (!run(name, s, NULL, tc->f, tc->budget, (uint64_t)i + 1, 2, &d))
             return -1;
-        *rules &= clean(&d) && d.trials == tc->budget;
+        *rules &= drive_clean(&d) && d.trials == tc->budget;
         r[i] = d.best_us / t;
     }
     qsort(r, SEEDS, sizeof *r, by_ratio);
@@ -450,7 +435,7 @@ static void record(void *arg, const uint32_t *c, int may_cut, enum gt_trial_stat
 static uint64_t tree_proposals(const struct gt_space *s, uint64_t seed)
 {
     uint64_t hash = 0xcbf29ce484222325ULL;
-    struct gt_strategy *st = strategy("tree", s, NULL, 100, seed);
+    struct gt_strategy *st = drive_strategy("tree", s, NULL, 100, seed);
     struct drive d = {.factor = 2, .seen = record};
     drive_run(st, s, separable, &hash, 100, &d);
     gt_strategy_free(st);
@@ -460,7 +445,7 @@ static uint64_t tree_proposals(const struct gt_space *s, uint64_t seed)
 /* Proposals before the first -1. */
 static int first_round(const struct gt_space *s, const struct gt_settings *set)
 {
-    struct gt_strategy *st = strategy("tree", s, set, 100, 1);
+    struct gt_strategy *st = drive_strategy("tree", s, set, 100, 1);
     uint32_t cfg[NDIMS];
     int n = 0;
     if (!st)
@@ -496,7 +481,7 @@ static void tree_misc(void)
     /* a small space: everything once, then it stops */
     s = space(0, "A == 0 && B < 2 && D < 2 && F == 0");
     run("tree", s, NULL, separable_holes, 0, 1, 2, &d);
-    ok(d.stopped && d.trials == 2 * 8 * 2 * 6 - 1 && clean(&d),
+    ok(d.stopped && d.trials == 2 * 8 * 2 * 6 - 1 && drive_clean(&d),
        "tree: a space of 191 configurations tried whole, then it stops (%ld trials)", d.trials);
     gt_space_free(s);
 }
@@ -527,14 +512,14 @@ static void large_space(void)
     for (int i = 0; i < 2; i++) {
         struct drive d;
         if (run(strategies[i], s, NULL, big_time, 200, 1, 2, &d))
-            ok(d.trials == 200 && clean(&d) && d.best_us < 50 + 40 + 20 + 9 + 30,
+            ok(d.trials == 200 && drive_clean(&d) && d.best_us < 50 + 40 + 20 + 9 + 30,
                "%s on 2^22 configurations: 200 valid, distinct proposals, better than the original (%.0f us)",
                strategies[i], d.best_us);
     }
     s->dims[3].independent = 1;
     struct drive d;
     if (run("predictor", s, NULL, big_time, 200, 1, 2, &d))
-        ok(d.trials <= 200 && d.stopped && clean(&d),
+        ok(d.trials <= 200 && d.stopped && drive_clean(&d),
            "predictor on 2^22 configurations, S independent: 6 bases of 32 trials fit (%ld trials)", d.trials);
     gt_space_free(s);
 }
