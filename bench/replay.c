@@ -12,9 +12,11 @@
  * DIR holds baselines.csv (kernel,us: the original's time per kernel) and
  * KERNEL.csv for each kernel it names, replayed in its order with the
  * policy POLICIES/KERNEL.ini.  A landscape is a GPUTUNE_TRIALS record of an
- * exhaustive session (columns configuration, outcome and us; build_s
- * optional); the original's time is the row of its kernel in the
- * baselines.csv beside it.
+ * exhaustive session (columns configuration, outcome and us; build_s and
+ * the estimates' columns instr, regions, threads, block_threads,
+ * blocks_per_sm and regs optional; rows `estimated` give estimates only);
+ * the original's time is the row of its kernel in the baselines.csv beside
+ * it.
  *
  * Each strategy (every name of strategy.c's table, then auto) is driven as
  * shim/session.c's search() drives it, with the policy's settings for
@@ -23,7 +25,8 @@
  * the landscape lacks) reported invalid, the watchdog simulated (a trial
  * slower than the policy's factor, default 2, times the best time so far,
  * at least its floor, is reported aborted at that deadline unless the
- * strategy keeps it whole), until the trial budget ends or the strategy
+ * strategy keeps it whole), estimates answered from the landscape's columns
+ * (none where it has none), until the trial budget ends or the strategy
  * stops.  Runs repeat for a seed; each strategy runs in a child process,
  * so one that crashes or hangs (TIMEOUT_S) is reported and the others go on.
  *
@@ -35,8 +38,8 @@
  * beats random's; the simulated tuning seconds to 95% (each batch costs its
  * slowest build, as builds overlap on 16 threads, then its trials their
  * times x (1 + timing.repeat, default 5) runs, a cut trial its deadline
- * once); the median trials run and
- * the median final speed.  Then a summary line per strategy.  Exit 0, 2 on
+ * once); the median trials run, the median variants estimated (built, not
+ * run) and the median final speed.  Then a summary line per strategy.  Exit 0, 2 on
  * a bad argument or a landscape, baseline or policy that cannot be used. */
 #include "policy.h"
 #include "strategy.h"
@@ -77,6 +80,8 @@ struct landscape {
     struct gt_space *s;
     unsigned char *row;        /* per rank: enum row */
     double *us, *build_s;      /* per rank */
+    struct gt_estimate *est;   /* per rank */
+    unsigned char *has_est;    /* per rank */
     int have_build;
     uint64_t nvalid, default_rank, opt_rank;
     uint64_t missing, outside;        /* valid configurations it lacks; rows outside the space */
@@ -89,7 +94,7 @@ struct landscape {
 /* One run's outcome. */
 struct run {
     long reach[3];   /* trials to each goal, -1: never */
-    long trials, bad;
+    long trials, bad, estimates;
     double best_us, secs95;
 };
 
@@ -254,7 +259,36 @@ static void load_policy(struct landscape *L)
                                                     : DEFAULT_REPEAT);
 }
 
-/* One row: its configuration's rank gets its outcome and times. */
+#define NCOLS 10   /* configuration, outcome, us, build_s, then the estimate's six */
+
+/* The estimate's columns of a row (all empty: none): 1 and *e, 0 for none. */
+static int load_estimate(const struct landscape *L, char **f, int n, const int *col, int lineno,
+                         struct gt_estimate *e)
+{
+    double v[6];
+    int empty = 0;
+    for (int i = 0; i < 6; i++) {
+        int c = col[4 + i];
+        if (c < 0 || n <= c || !*f[c]) {
+            empty++;
+            continue;
+        }
+        char *end;
+        v[i] = strtod(f[c], &end);
+        if (end == f[c] || *end || !isfinite(v[i]) || v[i] < 0)
+            die("%s:%d: '%s' is not a count", L->csv, lineno, f[c]);
+    }
+    if (empty == 6)
+        return 0;
+    if (empty)
+        die("%s:%d: an estimate lacks some of instr, regions, threads, block_threads, blocks_per_sm, regs", L->csv,
+            lineno);
+    *e = (struct gt_estimate){.instr = v[0], .regions = v[1], .threads = v[2], .block_threads = (unsigned)v[3],
+                              .blocks_per_sm = (int)v[4], .regs = (int)v[5]};
+    return 1;
+}
+
+/* One row: its configuration's rank gets its outcome, times and estimate. */
 static void load_row(struct landscape *L, char **f, int n, const int *col, int lineno, uint32_t *cfg)
 {
     char err[512];
@@ -265,15 +299,23 @@ static void load_row(struct landscape *L, char **f, int n, const int *col, int l
             die("%s:%d: %d fields, expected at least %d", L->csv, lineno, n, col[c] + 1);
     if (gt_space_parse(L->s, f[col[0]], 0, cfg, err, sizeof err, &off) != 0)
         die("%s:%d: configuration '%s': %s", L->csv, lineno, f[col[0]], err);
+    uint64_t r = gt_space_rank(L->s, cfg);
+    struct gt_estimate e;
+    if (load_estimate(L, f, n, col, lineno, &e)) {
+        L->est[r] = e;
+        L->has_est[r] = 1;
+    }
+    if (!strcmp(f[col[1]], "estimated"))
+        return;
     int ok = !strcmp(f[col[1]], "ok");
     if (!ok && strcmp(f[col[1]], "invalid") && strcmp(f[col[1]], "failed") && strcmp(f[col[1]], "wrong") &&
         strcmp(f[col[1]], "cut"))
-        die("%s:%d: outcome '%s': expected ok, invalid, failed, wrong or cut", L->csv, lineno, f[col[1]]);
+        die("%s:%d: outcome '%s': expected ok, invalid, failed, wrong, cut or estimated", L->csv, lineno,
+            f[col[1]]);
     if (ok && (parse_time(f[col[2]], &us) != 0 || us <= 0))
         die("%s:%d: us '%s' is not a time in microseconds", L->csv, lineno, f[col[2]]);
     if (col[3] >= 0 && (n <= col[3] || parse_time(f[col[3]], &build) != 0))
         die("%s:%d: build_s '%s' is not a time in seconds", L->csv, lineno, n > col[3] ? f[col[3]] : "");
-    uint64_t r = gt_space_rank(L->s, cfg);
     if (L->row[r] != ROW_MISSING)
         die("%s:%d: configuration '%s' given twice", L->csv, lineno, f[col[0]]);
     L->row[r] = ok ? ROW_OK : ROW_INVALID;
@@ -283,16 +325,20 @@ static void load_row(struct landscape *L, char **f, int n, const int *col, int l
 
 static void load_landscape(struct landscape *L)
 {
-    static const char *const names[] = {"configuration", "outcome", "us", "build_s"};
+    static const char *const names[NCOLS] = {"configuration", "outcome",       "us",  "build_s",
+                                             "instr",         "regions",       "threads", "block_threads",
+                                             "blocks_per_sm", "regs"};
     char *line = NULL, *f[16];
     size_t cap = 0;
-    int col[4], lineno = 0;
+    int col[NCOLS], lineno = 0;
     FILE *in = fopen(L->csv, "r");
     if (!in)
         die("%s: cannot read: %s", L->csv, strerror(errno));
     L->row = xcalloc(L->s->size, 1);
     L->us = xcalloc(L->s->size, sizeof *L->us);
     L->build_s = xcalloc(L->s->size, sizeof *L->build_s);
+    L->est = xcalloc(L->s->size, sizeof *L->est);
+    L->has_est = xcalloc(L->s->size, 1);
     uint32_t *cfg = xcalloc(L->s->ndims + 1, sizeof *cfg);
     while (getline(&line, &cap, in) > 0) {
         int n = split_csv(line, f, 16);
@@ -303,7 +349,7 @@ static void load_landscape(struct landscape *L)
             load_row(L, f, n, col, lineno, cfg);
             continue;
         }
-        columns(f, n, names, col, 4);
+        columns(f, n, names, col, NCOLS);
         for (int c = 0; c < 3; c++)
             if (col[c] < 0)
                 die("%s:1: no '%s' column (expected kernel,signature,configuration,outcome,us,build_s)", L->csv,
@@ -447,19 +493,21 @@ static int simulate(const struct landscape *L, const char *name, uint64_t seed, 
     *r = (struct run){.reach = {-1, -1, -1}, .best_us = L->baseline, .secs95 = -1};
     uint32_t *cfg = xcalloc(BATCH * (n + 1), sizeof *cfg);
     unsigned char *seen = xcalloc(L->s->size, 1);
-    int may_cut[BATCH], more = 1;
+    int may_cut[BATCH], kind[BATCH], more = 1;
     double secs = 0;
     progress(L, r, r->best_us, secs);
     while (more && r->trials < budget) {
-        int nb = 0;
+        int nb = 0, ntrials = 0;
         double build = 0;
-        for (; nb < BATCH && r->trials + nb < budget; nb++) {
+        for (; nb < BATCH && r->trials + ntrials < budget; nb++) {
             uint32_t *c = cfg + nb * (n + 1);
             int got = gt_strategy_next(st, c);
-            if (got != 1) {
-                more = got < 0 && nb > 0;
+            if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
+                more = got == GT_NEXT_WAIT && nb > 0;
                 break;
             }
+            kind[nb] = got;
+            ntrials += got == GT_NEXT_TRIAL;
             may_cut[nb] = gt_strategy_may_cut(st, c);
             uint64_t rank = gt_space_rank(L->s, c);
             if (L->build_s[rank] > build)
@@ -467,7 +515,14 @@ static int simulate(const struct landscape *L, const char *name, uint64_t seed, 
         }
         secs += build;
         for (int i = 0; i < nb; i++) {
-            secs += trial(L, st, cfg + i * (n + 1), may_cut[i], seen, r);
+            const uint32_t *c = cfg + i * (n + 1);
+            if (kind[i] == GT_NEXT_ESTIMATE) {
+                uint64_t rank = gt_space_rank(L->s, c);
+                r->estimates++;
+                gt_strategy_estimated(st, c, L->has_est[rank] ? &L->est[rank] : NULL);
+                continue;
+            }
+            secs += trial(L, st, c, may_cut[i], seen, r);
             progress(L, r, r->best_us, secs);
         }
     }
@@ -678,8 +733,8 @@ static void print_setup(const struct landscape *L)
         printf("watchdog at %gx the best so far (at least %g ms)\n", L->wd_factor, L->wd_floor_us / 1e3);
     else
         printf("watchdog off\n");
-    printf("\n   %-22s %-12s %-12s %-12s %9s  %-7s %8s %6s %6s\n", "strategy", "to 90%", "to 95%", "to 99%",
-           "95% in 2%", "random", "s to 95%", "trials", "final");
+    printf("\n   %-22s %-12s %-12s %-12s %9s  %-7s %8s %6s %7s %6s\n", "strategy", "to 90%", "to 95%", "to 99%",
+           "95% in 2%", "random", "s to 95%", "trials", "estim.", "final");
 }
 
 static void print_row(const struct landscape *L, const struct result *res, const struct result *ref)
@@ -698,8 +753,9 @@ static void print_row(const struct landscape *L, const struct result *res, const
     if (L->have_build && s95 >= 0)
         snprintf(secs, sizeof secs, "%.1f", s95);
     const char *vs = res == ref ? "(ref)" : !usable(ref) ? "?" : beats(res, ref) ? "beats" : "no";
-    printf("   %-22s %-12s %-12s %-12s %8.0f%%  %-7s %8s %6ld %5.1f%%\n", shown, c[0], c[1], c[2],
+    printf("   %-22s %-12s %-12s %-12s %8.0f%%  %-7s %8s %6ld %7ld %5.1f%%\n", shown, c[0], c[1], c[2],
            100.0 * share_fast(L, res), vs, secs, median_long(res, offsetof(struct run, trials)),
+           median_long(res, offsetof(struct run, estimates)),
            100.0 * median_double(res, offsetof(struct run, best_us), L, 1));
 }
 

@@ -18,6 +18,8 @@ struct gt_search {
     /* NULL: results teach it nothing. */
     void (*report)(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status);
     int (*may_cut)(const struct gt_strategy *st, const uint32_t *cfg); /* NULL: every trial may be cut */
+    /* NULL: it never asks for estimates. */
+    void (*estimated)(struct gt_strategy *st, const uint32_t *cfg, const struct gt_estimate *e);
     void (*free)(void *state);
 };
 
@@ -92,11 +94,12 @@ void gt_search_batch_clear(struct gt_search_batch *b);
 void gt_search_batch_free(struct gt_search_batch *b);
 
 /* The strategies: search_basic.c, search_local.c, search_evolution.c,
- * search_predictor.c, search_tree.c. */
+ * search_predictor.c, search_tree.c, search_pareto.c. */
 extern const struct gt_search gt_search_exhaustive, gt_search_random_search;
 extern const struct gt_search gt_search_greedy, gt_search_hillclimb, gt_search_anneal;
 extern const struct gt_search gt_search_evolution;
 extern const struct gt_search gt_search_predictor;
 extern const struct gt_search gt_search_tree;
+extern const struct gt_search gt_search_pareto;
 
 #endif

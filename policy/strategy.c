@@ -1,10 +1,11 @@
 /* strategy.c: search strategies behind one interface.
  *
- * A strategy proposes configurations one at a time (gt_strategy_next: 1
- * and a configuration, 0 when it has nothing more to try, -1 when it must
- * see results of what it proposed first) and is told how each went
- * (gt_strategy_report: a time, or invalid, or cut short by the watchdog,
- * with how long it ran).  The trial engine compiles ahead what strategies
+ * A strategy proposes configurations one at a time (gt_strategy_next: a
+ * configuration to try, or to build and estimate without running it; done;
+ * or wait, when it must see results of what it proposed first) and is told
+ * how each went (gt_strategy_report: a time, or invalid, or cut short by the
+ * watchdog, with how long it ran; gt_strategy_estimated: the variant's
+ * resources and PTX estimates).  The trial engine compiles ahead what strategies
  * propose, in batches, and stops them at the budget (trials or seconds).
  * Only valid configurations are proposed, each at most once: launch-
  * independent constraints and, given the launch, launch-dependent ones
@@ -27,6 +28,7 @@
 static const struct gt_search *const searches[] = {
     &gt_search_exhaustive, &gt_search_random_search, &gt_search_greedy,    &gt_search_hillclimb,
     &gt_search_anneal,     &gt_search_evolution,     &gt_search_predictor, &gt_search_tree,
+    &gt_search_pareto,
 };
 
 /* ---- services ---- */
@@ -346,7 +348,7 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
     if (!is_auto && !impl) {
         char names[256];
         list_names(names, sizeof names);
-        snprintf(err, errlen, "strategy '%s' is not available yet; use %s", name, names);
+        snprintf(err, errlen, "there is no strategy '%s'; use %s", name, names);
         return NULL;
     }
     struct gt_strategy *st = calloc(1, sizeof *st);
@@ -383,8 +385,8 @@ void gt_strategy_baseline(struct gt_strategy *st, double us)
 int gt_strategy_next(struct gt_strategy *st, uint32_t *cfg)
 {
     int r = st->impl->next(st, cfg);
-    if (r == 1 && gt_search_mark(st, cfg) != 0)
-        return 0;
+    if (r == GT_NEXT_TRIAL && gt_search_mark(st, cfg) != 0)
+        return GT_NEXT_DONE;
     return r;
 }
 
@@ -392,6 +394,12 @@ void gt_strategy_report(struct gt_strategy *st, const uint32_t *cfg, double us, 
 {
     if (st->impl->report)
         st->impl->report(st, cfg, us, status);
+}
+
+void gt_strategy_estimated(struct gt_strategy *st, const uint32_t *cfg, const struct gt_estimate *e)
+{
+    if (st->impl->estimated)
+        st->impl->estimated(st, cfg, e);
 }
 
 int gt_strategy_may_cut(const struct gt_strategy *st, const uint32_t *cfg)

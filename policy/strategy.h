@@ -14,6 +14,25 @@ enum gt_trial_status {
     GT_TRIAL_ABORTED, /* cut short as slower than the deadline: us is how long it ran, a lower bound */
 };
 
+/* What a built variant's resources and PTX say of it before any trial
+ * (shim/estimate.c): the inputs of static Pareto pruning. */
+struct gt_estimate {
+    double instr;          /* dynamic PTX instructions per thread, estimated */
+    double regions;        /* 1 + the points where a thread waits (loads' first uses, barriers) */
+    double threads;        /* in the whole launch */
+    unsigned block_threads;
+    int blocks_per_sm;     /* resident at once (the occupancy calculator) */
+    int regs;              /* per thread */
+};
+
+/* What gt_strategy_next asks for. */
+enum {
+    GT_NEXT_WAIT = -1,     /* the results of configurations it proposed first */
+    GT_NEXT_DONE = 0,
+    GT_NEXT_TRIAL = 1,     /* a trial of cfg: gt_strategy_report */
+    GT_NEXT_ESTIMATE = 2,  /* cfg built and estimated, not run: gt_strategy_estimated */
+};
+
 struct gt_strategy;
 
 /* A strategy by name (NULL: auto) over the valid configurations of s for
@@ -25,11 +44,15 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
                                     size_t errlen);
 /* The original's time, before any proposal: a known point of the space. */
 void gt_strategy_baseline(struct gt_strategy *st, double us);
-/* 1 and the next configuration to try; 0 when the search is over; -1 when
- * it must first see the results of configurations it proposed. */
+/* The next configuration and what to do with it (GT_NEXT_TRIAL or
+ * GT_NEXT_ESTIMATE), GT_NEXT_DONE when the search is over, GT_NEXT_WAIT
+ * when it must first see results of what it proposed.  Estimates do not
+ * count as trials. */
 int gt_strategy_next(struct gt_strategy *st, uint32_t *cfg);
-/* How a proposed configuration went, in any order of proposal. */
+/* How a proposed trial went, in any order of proposal. */
 void gt_strategy_report(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status);
+/* A proposed estimate: NULL when the configuration did not build or load. */
+void gt_strategy_estimated(struct gt_strategy *st, const uint32_t *cfg, const struct gt_estimate *e);
 /* Whether the watchdog may cut cfg's trial short. */
 int gt_strategy_may_cut(const struct gt_strategy *st, const uint32_t *cfg);
 /* The strategy that runs ("auto" says which it chose). */

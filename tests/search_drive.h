@@ -7,8 +7,9 @@
  * order (or shuffled: d.shuffle).  The original is measured first and given
  * as the baseline.  The watchdog cuts a trial slower than factor x the best
  * time so far (the original's at first) when the strategy lets it: reported
- * as aborted, having run factor x best.  Every proposal is checked: never
- * twice, never invalid, never the original.
+ * as aborted, having run factor x best.  Estimates a strategy asks for are
+ * answered with d.estimate in the same batches (none without one).  Every
+ * trial is checked: never twice, never invalid, never the original.
  *
  *   struct drive d = {.factor = 2};
  *   drive_run(st, s, time_fn, arg, budget, &d);   // budget <= 0: until it stops
@@ -35,6 +36,9 @@ struct drive {
     void (*seen)(void *arg, const uint32_t *cfg, int may_cut, enum gt_trial_status status);
     uint64_t shuffle;                /* in, optional: reports in an order shuffled with this seed */
     int ask_again;                   /* in, optional: after -1, ask once more: it must be -1 again */
+    /* in, optional: a configuration's estimate, 0 (or -1: it has none) */
+    int (*estimate)(const struct gt_space *s, const uint32_t *cfg, void *arg, struct gt_estimate *e);
+    long estimates;                  /* out: estimates asked for */
     int asked_again;                 /* out: times it was not */
     long trials, invalid, aborted;   /* out */
     long kept;                       /* trials past the deadline that the strategy kept whole */
@@ -64,12 +68,13 @@ static int drive_clean(const struct drive *d)
 }
 
 /* The batch in another order (Fisher-Yates), when d->shuffle asks. */
-static void drive_shuffle(struct drive *d, uint32_t *batch, size_t n, int *cut, int nb)
+static void drive_shuffle(struct drive *d, uint32_t *batch, size_t n, int *cut, int *kind, int nb)
 {
     for (int i = nb - 1; d->shuffle && i > 0; i--) {
         d->shuffle ^= d->shuffle << 13, d->shuffle ^= d->shuffle >> 7, d->shuffle ^= d->shuffle << 17;
-        int j = (int)(d->shuffle % (uint64_t)(i + 1)), c = cut[i];
+        int j = (int)(d->shuffle % (uint64_t)(i + 1)), c = cut[i], k = kind[i];
         cut[i] = cut[j], cut[j] = c;
+        kind[i] = kind[j], kind[j] = k;
         for (size_t k = 0; k < n; k++) {
             uint32_t v = batch[(size_t)i * n + k];
             batch[(size_t)i * n + k] = batch[(size_t)j * n + k], batch[(size_t)j * n + k] = v;
@@ -92,17 +97,24 @@ static void drive_run(struct gt_strategy *st, const struct gt_space *s, drive_ti
     long limit = budget > 0 ? budget : (long)s->size + DRIVE_BATCH;   /* a strategy that never stops fails */
     int more = 1;
     while (more && d->trials < limit) {
-        int nb = 0, cut[DRIVE_BATCH];
-        for (; nb < DRIVE_BATCH && d->trials + nb < limit; nb++) {
+        int nb = 0, ntrials = 0, cut[DRIVE_BATCH], kind[DRIVE_BATCH];
+        for (; nb < DRIVE_BATCH && d->trials + ntrials < limit; nb++) {
             uint32_t *cfg = batch + (size_t)nb * n;
             int got = gt_strategy_next(st, cfg);
-            if (got == -1 && d->ask_again)
-                d->asked_again += gt_strategy_next(st, cfg) != -1;
-            if (got != 1) {
-                more = got < 0 && nb > 0;
+            if (got == GT_NEXT_WAIT && d->ask_again)
+                d->asked_again += gt_strategy_next(st, cfg) != GT_NEXT_WAIT;
+            if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
+                more = got == GT_NEXT_WAIT && nb > 0;
                 d->stopped = !more;
                 break;
             }
+            kind[nb] = got;
+            cut[nb] = 1;
+            if (got == GT_NEXT_ESTIMATE) {
+                d->invalid_proposals += gt_space_check(s, cfg, NULL, NULL) != 1;
+                continue;
+            }
+            ntrials++;
             uint64_t r = gt_space_rank(s, cfg);
             d->duplicates += proposed[r];
             proposed[r] = 1;
@@ -110,9 +122,15 @@ static void drive_run(struct gt_strategy *st, const struct gt_space *s, drive_ti
             d->invalid_proposals += gt_space_check(s, cfg, NULL, NULL) != 1;
             cut[nb] = gt_strategy_may_cut(st, cfg);
         }
-        drive_shuffle(d, batch, n, cut, nb);
+        drive_shuffle(d, batch, n, cut, kind, nb);
         for (int i = 0; i < nb; i++) {
             const uint32_t *cfg = batch + (size_t)i * n;
+            if (kind[i] == GT_NEXT_ESTIMATE) {
+                struct gt_estimate e;
+                d->estimates++;
+                gt_strategy_estimated(st, cfg, d->estimate && d->estimate(s, cfg, arg, &e) == 0 ? &e : NULL);
+                continue;
+            }
             double us = f(s, cfg, arg), deadline = d->factor * d->best_us;
             enum gt_trial_status status = us < 0 ? GT_TRIAL_INVALID : GT_TRIAL_OK;
             if (status == GT_TRIAL_OK && d->factor > 0 && d->best_us > 0 && us > deadline) {

@@ -1,7 +1,8 @@
 /* test_search_model: the model-guided strategies, the additive predictor
- * (search_predictor.c) and regression-tree sampling (search_tree.c, with
- * its CART fitting in cart.c), on synthetic landscapes with a known
- * optimum, driven as the trial engine drives them (search_drive.h). */
+ * (search_predictor.c), regression-tree sampling (search_tree.c, with its
+ * CART fitting in cart.c) and static Pareto pruning (search_pareto.c), on
+ * synthetic landscapes with a known optimum, driven as the trial engine
+ * drives them (search_drive.h). */
 #include "cart.h"
 #include "keys.h"
 #include "search_drive.h"
@@ -524,6 +525,151 @@ static void large_space(void)
     gt_space_free(s);
 }
 
+/* ---- static Pareto pruning ---- */
+
+/* 768 configurations of A, B, C, D (space() with E = F = 0), whose time
+ * follows their estimates: instructions I grow with A and C, the block is
+ * 32 << B threads over 2^16 in all, D adds blocking regions, and the time
+ * is I x threads over the utilization, which saturates.  A = 3 with B = 2
+ * cannot be resident. */
+#define PARETO_SAT 3000.0
+
+static int synth(const struct gt_space *s, const uint32_t *c, void *arg, struct gt_estimate *e)
+{
+    (void)s, (void)arg;
+    double instr = 1000 * (1 + c[A]) * (1 + 0.3 * h(50, c[C], c[A]));
+    unsigned block = 32u << c[B];
+    int resident = 2048 / (int)block < 16 ? 2048 / (int)block : 16;
+    *e = (struct gt_estimate){.instr = instr, .regions = 1 + 10.0 * c[D] + 5 * h(51, c[C], c[D]),
+                              .threads = 65536, .block_threads = block,
+                              .blocks_per_sm = c[A] == 3 && c[B] == 2 ? 0 : resident, .regs = 32};
+    return 0;
+}
+
+static double utilization(const struct gt_estimate *e)
+{
+    double w = e->block_threads / 32.0, b = e->blocks_per_sm;
+    return e->instr / e->regions * ((w - 1) / 2 + (b - 1) * w);
+}
+
+static double synth_time(const struct gt_space *s, const uint32_t *c, void *arg)
+{
+    struct gt_estimate e;
+    synth(s, c, arg, &e);
+    if (!e.blocks_per_sm)
+        return -1;
+    double u = utilization(&e);
+    return e.instr * e.threads / (u < PARETO_SAT ? u : PARETO_SAT) * 1e-3;
+}
+
+/* The trials in order, by rank. */
+static uint64_t tried_order[1024];
+static long ntried_order;
+
+static void note_trial(void *arg, const uint32_t *c, int may_cut, enum gt_trial_status status)
+{
+    (void)may_cut, (void)status;
+    const struct gt_space *s = arg;
+    if (ntried_order < 1024)
+        tried_order[ntried_order++] = gt_space_rank(s, c);
+}
+
+static int pareto_run(const struct gt_space *s, const char *sample, drive_time_fn f, double factor,
+                      int with_estimates, struct drive *d)
+{
+    struct gt_settings set;
+    gt_settings_init(&set);
+    struct gt_kv kv = {"sample", (char *)sample, {"test", 1, 1}};
+    set.sparams = &kv;
+    set.nsparams = 1;
+    struct gt_strategy *st = drive_strategy("pareto", s, &set, 0, 7);
+    if (!st)
+        return 0;
+    ntried_order = 0;
+    *d = (struct drive){.factor = factor, .ask_again = 1, .seen = note_trial,
+                        .estimate = with_estimates ? synth : NULL};
+    drive_run(st, s, f, (void *)s, 0, d);
+    gt_strategy_free(st);
+    return 1;
+}
+
+/* Whether p is dominated by a valid configuration of s (not the original). */
+static int dominated(const struct gt_space *s, const uint32_t *p)
+{
+    struct gt_estimate ep, eq;
+    uint32_t q[NDIMS];
+    synth(s, p, NULL, &ep);
+    double effp = 1 / (ep.instr * ep.threads), up = utilization(&ep);
+    for (uint64_t r = 1; r < s->size; r++) {
+        gt_space_unrank(s, r, q);
+        if (gt_space_check(s, q, NULL, NULL) != 1 || synth(s, q, NULL, &eq) != 0 || !eq.blocks_per_sm)
+            continue;
+        double effq = 1 / (eq.instr * eq.threads), uq = utilization(&eq);
+        if (effq >= effp && uq >= up && (effq > effp || uq > up))
+            return 1;
+    }
+    return 0;
+}
+
+static void pareto_tests(void)
+{
+    struct gt_space *s = space(0, "E == 0 && F == 0");
+    uint32_t c[NDIMS];
+    long valid = 0, resident = 0, front = 0;
+    for (uint64_t r = 1; r < s->size; r++) {
+        gt_space_unrank(s, r, c);
+        if (gt_space_check(s, c, NULL, NULL) != 1)
+            continue;
+        valid++;
+        resident += synth_time(s, c, NULL) > 0;
+        front += synth_time(s, c, NULL) > 0 && !dominated(s, c);
+    }
+    ok(valid == 767 && front > 1 && front < 40, "pareto: %ld of %ld configurations on the front", front, valid);
+    struct drive d;
+    if (!pareto_run(s, "1000", synth_time, 0, 1, &d))
+        return;
+    ok(d.estimates == valid && d.trials == resident && drive_clean(&d) && d.stopped,
+       "every configuration estimated, every resident one tried, each once (%ld estimates, %ld trials)",
+       d.estimates, d.trials);
+    int front_first = 1;
+    for (long i = 0; i < front && i < ntried_order; i++) {
+        gt_space_unrank(s, tried_order[i], c);
+        front_first &= !dominated(s, c);
+    }
+    ok(front_first, "the first %ld trials are the front", front);
+    double best = optimum(s, synth_time);
+    ok(d.best_us == best && d.best_at <= front, "the optimum is on the front: found at trial %ld of %ld (%.1f us)",
+       d.best_at, front, d.best_us);
+
+    pareto_run(s, "100", synth_time, 2, 1, &d);
+    ok(d.estimates == 100 && d.trials <= 100 && drive_clean(&d) && d.stopped,
+       "strategy.sample = 100: 100 estimates, then at most those tried (%ld)", d.trials);
+    pareto_run(s, "1000", synth_time, 0, 0, &d);
+    ok(d.estimates == valid && d.trials == valid && drive_clean(&d),
+       "without estimates every configuration is tried, each once (%ld trials)", d.trials);
+    gt_space_free(s);
+
+    /* whole spaces with holes and a slow tail, estimates unrelated to times */
+    s = space(0, "E < 2");
+    drive_time_fn fns[] = {additive_holes, separable_tail};
+    const char *names[] = {"invalid results", "a slow tail cut short"};
+    for (int i = 0; i < 2; i++) {
+        pareto_run(s, "300", fns[i], 2, 1, &d);
+        ok(d.trials > 0 && d.trials <= 300 && drive_clean(&d) && d.stopped && (i == 0 ? d.invalid : d.aborted) > 0,
+           "pareto copes with %s (%ld trials, %ld invalid, %ld cut)", names[i], d.trials, d.invalid, d.aborted);
+    }
+    struct gt_settings set;
+    gt_settings_init(&set);
+    struct gt_kv kv = {"sample", "0", {"test", 1, 1}};
+    char err[256] = "";
+    set.sparams = &kv;
+    set.nsparams = 1;
+    struct gt_strategy *st = gt_strategy_new("pareto", s, NULL, &set, 10, 1, err, sizeof err);
+    ok(!st && !strcmp(err, "strategy.sample = 0: expected a number from 1 to 1e+07"), "pareto refuses %s", err);
+    gt_strategy_free(st);
+    gt_space_free(s);
+}
+
 int main(void)
 {
     cart_tests();
@@ -534,5 +680,6 @@ int main(void)
         tree_runs(&tree_cases[i]);
     tree_misc();
     large_space();
+    pareto_tests();
     return done_testing();
 }
