@@ -306,13 +306,19 @@ int gt_jit_from_store(const struct gt_store *store, struct gt_key key, struct gt
     size_t size;
     if (gt_store_get(store, key, "name", (unsigned char **)&job->lowered, &size) != 0)
         job->lowered = NULL;
-    if ((!job->name_expr || job->lowered) && gt_store_get(store, key, "cubin", &job->cubin, &job->cubin_size) == 0) {
+    int want_ptx = job->want_ptx && job->input == GT_JIT_SOURCE;
+    if (want_ptx && gt_store_get(store, key, "ptx", (unsigned char **)&job->ptx, &size) != 0)
+        job->ptx = NULL;
+    if ((!job->name_expr || job->lowered) && (!want_ptx || job->ptx) &&
+        gt_store_get(store, key, "cubin", &job->cubin, &job->cubin_size) == 0) {
         job->ok = job->from_store = 1;
         job->key = key;
         return 1;
     }
     free(job->lowered);
+    free(job->ptx);
     job->lowered = NULL;
+    job->ptx = NULL;
     return 0;
 }
 
@@ -320,7 +326,8 @@ static void to_store(const struct gt_store *store, struct gt_key key, struct gt_
 {
     char *err = job->store_error;
     size_t n = sizeof job->store_error;
-    if ((!job->lowered || gt_store_put(store, key, "name", job->lowered, strlen(job->lowered), err, n) == 0))
+    if ((!job->lowered || gt_store_put(store, key, "name", job->lowered, strlen(job->lowered), err, n) == 0) &&
+        (!job->want_ptx || !job->ptx || gt_store_put(store, key, "ptx", job->ptx, strlen(job->ptx) + 1, err, n) == 0))
         gt_store_put(store, key, "cubin", job->cubin, job->cubin_size, err, n);
 }
 

@@ -86,6 +86,7 @@ struct gt_jit_job {
     const char *const *instantiate;
     int watchdog;                /* enum gt_watchdog: checks to add for trials (watchdog.c) */
     const char *kernel;          /* the kernel they go into, when name_expr does not say */
+    int want_ptx;                /* source only: keep NVRTC's PTX in ptx, from the store too */
     /* results */
     int ok;
     int from_store;
@@ -94,7 +95,8 @@ struct gt_jit_job {
     size_t cubin_size;
     char *log;                   /* the compiler's messages, NULL if none */
     char *lowered;               /* the mangled name of name_expr, when given */
-    char *ptx;                   /* what NVRTC made of a source, NULL for PTX input or from the store */
+    char *ptx;                   /* what NVRTC made of a source; NULL for PTX input, or from the store
+                                    unless want_ptx */
     struct gt_wd_report watch;   /* what the watchdog's instrumentation did (not from the store) */
     char store_error[256];       /* why a built cubin could not be stored, "" if it was */
     double seconds;

@@ -30,6 +30,7 @@
 #include "session.h"
 #include "cachefile.h"
 #include "devk.h"
+#include "estimate.h"
 #include "hash.h"
 #include "modvars.h"
 #include "plan.h"
@@ -132,6 +133,7 @@ struct candidate {
     struct gt_knobs knobs;
     int rebuild;
     int may_cut;      /* the strategy lets the watchdog cut it short */
+    int estimate;     /* the strategy asks for its estimate, not a trial */
     double build_s;   /* how long its build took on the pool */
 };
 
@@ -149,7 +151,7 @@ struct session {
     int repeat;
     struct gt_variant *running; /* the variant a trial launches, NULL: the original */
     struct gt_geom geom;        /* and its geometry */
-    long trials, invalid, verify_failures, aborted;
+    long trials, invalid, verify_failures, aborted, estimates;
     struct gt_strategy *strategy;
     /* the watchdog */
     int watchdog;              /* enum gt_watchdog of the candidates' builds */
@@ -421,17 +423,39 @@ static FILE *trials_file(void)
         return NULL;
     }
     if (ftell(f) == 0)
-        fprintf(f, "kernel,signature,configuration,outcome,us,build_s\n");
+        fprintf(f, "kernel,signature,configuration,outcome,us,build_s,instr,regions,threads,block_threads,"
+                   "blocks_per_sm,regs\n");
     return f;
 }
 
-static void record(const struct session *s, const char *cfgtext, const char *outcome, double us, double build_s)
+/* A row: e, when known, is the variant's estimate (estimate.c). */
+static void record(const struct session *s, const char *cfgtext, const char *outcome, double us, double build_s,
+                   const struct gt_estimate *e)
 {
     FILE *f = trials_file();
-    if (f) {
-        fprintf(f, "\"%s\",\"%s\",\"%s\",%s,%.3f,%.3f\n", s->p->shown, s->signature, cfgtext, outcome, us, build_s);
-        fflush(f);
-    }
+    if (!f)
+        return;
+    fprintf(f, "\"%s\",\"%s\",\"%s\",%s,%.3f,%.3f,", s->p->shown, s->signature, cfgtext, outcome, us, build_s);
+    if (e)
+        fprintf(f, "%.0f,%.0f,%.0f,%u,%d,%d\n", e->instr, e->regions, e->threads, e->block_threads, e->blocks_per_sm,
+                e->regs);
+    else
+        fprintf(f, ",,,,,\n");
+    fflush(f);
+}
+
+/* The loaded variant's estimate into e: e, or NULL (said in the debug log)
+ * when it has none. */
+static const struct gt_estimate *estimate(const struct session *s, const struct candidate *c,
+                                          const struct gt_variant *v, const struct gt_jit_job *built,
+                                          const char *cfgtext, struct gt_estimate *e)
+{
+    char why[512];
+    if (c->rebuild && gt_estimate(v->fn, &s->geom, built, s->hd->kernel, s->c, e, why, sizeof why) == 0)
+        return e;
+    gt_debug("kernel %s: '%s' has no estimate: %s", s->p->shown, cfgtext,
+             c->rebuild ? why : "it is not rebuilt, and only a rebuilt variant's PTX is at hand");
+    return NULL;
 }
 
 /* Takes a finished build's cubin (and lowered name) for later. */
@@ -500,9 +524,11 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
         gt_plan_load(s->p, s->hd, &c->knobs, c->rebuild, built, &v, why, sizeof why) != 0) {
         gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
         if (!quiet)
-            record(s, cfgtext, "invalid", -1, c->build_s);
+            record(s, cfgtext, "invalid", -1, c->build_s, NULL);
         return GT_TRIAL_INVALID;
     }
+    struct gt_estimate est;
+    const struct gt_estimate *e = !quiet && trials_file() ? estimate(s, c, &v, built, cfgtext, &est) : NULL;
     s->running = &v;
     watch(s, &v, c->may_cut);
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
@@ -531,12 +557,34 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
     if (st != GT_TRIAL_INVALID)
         outcome = st == GT_TRIAL_OK ? "ok" : "cut";
     if (!quiet)
-        record(s, cfgtext, outcome, *us, c->build_s);
+        record(s, cfgtext, outcome, *us, c->build_s, e);
     s->running = NULL;
     s->wd = 0;
     gt_variant_unload(&v);
     s->t_run += now() - t0;
     return st;
+}
+
+/* A candidate the strategy only wants estimated: loaded, not run. */
+static void estimate_only(struct session *s, struct candidate *c)
+{
+    char why[1024], cfgtext[512];
+    struct gt_variant v = {0};
+    struct gt_estimate est;
+    const struct gt_estimate *e = NULL;
+    double t0 = now();
+    gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
+    if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
+        gt_plan_load(s->p, s->hd, &c->knobs, c->rebuild, &c->vj.job, &v, why, sizeof why) != 0) {
+        gt_debug("kernel %s: '%s' not estimated: %s", s->p->shown, cfgtext, why);
+    } else {
+        e = estimate(s, c, &v, &c->vj.job, cfgtext, &est);
+        gt_variant_unload(&v);
+    }
+    s->estimates++;
+    record(s, cfgtext, "estimated", -1, c->build_s, e);
+    gt_strategy_estimated(s->strategy, c->cfg, e);
+    s->t_compile += now() - t0;
 }
 
 /* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session. */
@@ -573,37 +621,54 @@ static void search(struct session *s, long budget, double deadline)
     size_t n = s->p->space->ndims;
     int more = 1;
     while (more && s->trials < budget && now() < deadline) {
-        int nb = 0;
-        for (; nb < BATCH && s->trials + nb < budget; nb++) {
+        int nb = 0, ntrials = 0;
+        for (; nb < BATCH && s->trials + ntrials < budget; nb++) {
             struct candidate *c = &batch[nb];
             memset(c, 0, sizeof *c);
             int got = (c->cfg = calloc(n + 1, sizeof *c->cfg)) ? gt_strategy_next(s->strategy, c->cfg) : 0;
-            if (got != 1) {
+            if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
                 free(c->cfg);
-                /* -1: it waits for this batch's results; with none to wait for, it is done */
-                more = got < 0 && nb > 0;
+                /* it waits for this batch's results; with none to wait for, it is done */
+                more = got == GT_NEXT_WAIT && nb > 0;
                 break;
             }
+            c->estimate = got == GT_NEXT_ESTIMATE;
+            ntrials += !c->estimate;
             gt_plan_knobs(s->p, c->cfg, &c->knobs, &c->rebuild);
             c->may_cut = gt_strategy_may_cut(s->strategy, c->cfg);
             if (c->rebuild && s->p->recipe_state <= 0) {
                 /* Not rebuildable: only launch-time knobs count against the budget. */
-                gt_strategy_report(s->strategy, c->cfg, -1, GT_TRIAL_INVALID);
+                if (c->estimate)
+                    gt_strategy_estimated(s->strategy, c->cfg, NULL);
+                else
+                    gt_strategy_report(s->strategy, c->cfg, -1, GT_TRIAL_INVALID);
+                ntrials -= !c->estimate;
                 free(c->cfg);
                 nb--;
                 continue;
             }
             c->task = (struct gt_task){.fn = task_build, .arg = c};
-            if (c->rebuild && gt_plan_job(s->p, c->cfg, s->c->g.block, s->watchdog, &c->vj) == 0)
+            if (c->rebuild && gt_plan_job(s->p, c->cfg, s->c->g.block, s->watchdog, &c->vj) == 0) {
+                c->vj.job.want_ptx = c->estimate || trials_file();
                 gt_pool_submit(pool, &c->task);
-            else
+            } else {
                 c->task.done = 1;
+            }
         }
         for (int i = 0; i < nb; i++) {
             struct candidate *c = &batch[i];
             double us = -1;
             wait_build(s, pool, c);
             describe_checks(s, &c->vj.job);
+            if (c->estimate) {
+                if (now() < deadline)
+                    estimate_only(s, c);
+                else
+                    gt_strategy_estimated(s->strategy, c->cfg, NULL);
+                gt_variant_job_free(&c->vj);
+                free(c->cfg);
+                continue;
+            }
             enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
             s->trials++;
             s->invalid += st == GT_TRIAL_INVALID;
@@ -855,8 +920,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
             gt_key_text(s.best[winner].built.key, s.key);
         double best = winner >= 0 ? s.best[winner].us : baseline;
         gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
-                "short): %s %.2f us against %.2f us, %.2fx",
-                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted,
+                "short; %ld variants estimated): %s %.2f us against %.2f us, %.2fx",
+                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, s.estimates,
                 winner >= 0 ? config : "the original", best, baseline, best > 0 ? baseline / best : 1.0);
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot",
                  p->shown, s.t_compile, trial_seconds(&s), snapshot_seconds(&s));

@@ -55,10 +55,19 @@ GPUTUNE_SET='budget.trials=2 strategy=random' GPUTUNE_TRIALS="$TMP/trials.csv" G
 is "$(sed 's/"[^"]*"//g' "$TMP/set.csv" | awk -F, 'NR > 1 && $6 > 2' | wc -l | tr -d ' ')" 0 \
     "GPUTUNE_SET: every session keeps to its budget.trials"
 check "  with its strategy" sh -c "sed 1d '$TMP/set.csv' | grep -q ',random,'"
-is "$(head -1 "$TMP/trials.csv")" "kernel,signature,configuration,outcome,us,build_s" "GPUTUNE_TRIALS: a CSV header"
+is "$(head -1 "$TMP/trials.csv")" \
+    "kernel,signature,configuration,outcome,us,build_s,instr,regions,threads,block_threads,blocks_per_sm,regs" \
+    "GPUTUNE_TRIALS: a CSV header"
 is "$(sed 1d "$TMP/trials.csv" | wc -l | tr -d ' ')" \
     "$(sed 's/"[^"]*"//g' "$TMP/set.csv" | awk -F, 'NR > 1 { n += $6 } END { print n }')" "  and a row per trial"
-check "  each with its outcome and time" sh -c "sed 1d '$TMP/trials.csv' | grep -qE '^\"saxpy.*\",\"[^\"]*\",\"[^\"]+\",ok,[0-9.]+,[0-9.]+\$'"
+check "  each with its outcome and time" sh -c "sed 1d '$TMP/trials.csv' | grep -qE '^\"saxpy.*\",\"[^\"]*\",\"[^\"]+\",ok,[0-9.]+,[0-9.]+(,[0-9]*){6}\$'"
+GPUTUNE_SET='strategy=pareto strategy.sample=8 budget.trials=3' GPUTUNE_TRIALS="$TMP/pareto.csv" \
+    minirt retune pareto >/dev/null
+check "pareto: variants are estimated before trials" grep -q 'tuned in .* [1-9][0-9]* variants estimated' "$TMP/pareto.log"
+check "  recorded as estimated rows" grep -q '",estimated,-1.000,' "$TMP/pareto.csv"
+is "$(sed 's/"[^"]*"//g' "$TMP/pareto.csv" | awk -F, '$4 == "estimated"' | wc -l | tr -d ' ')" \
+    "$(grep -o '[0-9]* variants estimated' "$TMP/pareto.log" | awk '{ n += $1 } END { print n }')" \
+    "  one row per estimate the sessions count"
 GPUTUNE_SET='budget.trials=x' minirt retune badset >/dev/null
 check "a bad GPUTUNE_SET is reported, naming the word" grep -q "GPUTUNE_SET:1:15: expected an integer, found 'x'" "$TMP/badset.log"
 check "  and not applied" grep -q "GPUTUNE_SET is not applied" "$TMP/badset.log"

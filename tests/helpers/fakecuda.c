@@ -225,6 +225,20 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
     return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* Resources of a small kernel: what estimates of variants read. */
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
+{
+    *v = a == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 0;
+    return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int threads, size_t smem)
+{
+    (void)smem;
+    *blocks = threads > 0 && threads <= 1024 ? 2048 / threads : 0;
+    return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig c)
 {
     (void)c;
