@@ -94,12 +94,12 @@ void gt_search_batch_clear(struct gt_search_batch *b);
 void gt_search_batch_free(struct gt_search_batch *b);
 
 /* The strategies: search_basic.c, search_local.c, search_evolution.c,
- * search_predictor.c, search_tree.c, search_pareto.c. */
+ * search_predictor.c, search_tree.c, search_pareto.c, search_staged.c. */
 extern const struct gt_search gt_search_exhaustive, gt_search_random_search;
 extern const struct gt_search gt_search_greedy, gt_search_hillclimb, gt_search_anneal;
 extern const struct gt_search gt_search_evolution;
 extern const struct gt_search gt_search_predictor;
 extern const struct gt_search gt_search_tree;
-extern const struct gt_search gt_search_pareto;
+extern const struct gt_search gt_search_pareto, gt_search_staged;
 
 #endif

@@ -47,7 +47,7 @@ row() {
 }
 got=$(row exhaustive | awk '{ print $2, $3, $4, $5, $6, $7, $10, $11 }')
 is "$got" "$expect" "exhaustive: trials to 90/95/99% (and share of the space) as the enumeration order says, the seconds to 95% with the slow rows cut; every trial run"
-is "$(row exhaustive | awk '{ print $8, $9, $12 }')" "0% no 100.0%" \
+is "$(row exhaustive | awk '{ print $8, $9, $13 }')" "0% no 100.0%" \
     "exhaustive: never within 2% of the space, does not beat random, ends at the optimum"
 check "the optimum is named" grep -qx '   optimum 20000.0 us, 5.00x the original.s 100000.0 us: A=5 B=4 C=1' out
 check "the landscape covers the space" grep -qx '   the landscape covers every valid configuration' out
@@ -70,6 +70,19 @@ check "every strategy has a row and a summary line" sh -c '
 check "an unknown strategy is not available" sh -c \
     '"$1" --runs 1 --strategies nosuch "$2/toy.ini" toy "$2/toy.csv" | grep -q "^   nosuch  *not available: "' - "$R" "$F"
 
+# Estimates: `estimated` rows and the estimate columns answer the strategies
+# that ask (pareto estimates the whole toy space); without them it still runs.
+cp "$F/baselines.csv" .
+{ head -1 "$F/toy.csv" | sed 's/$/,instr,regions,threads,block_threads,blocks_per_sm,regs/'
+  sed 1d "$F/toy.csv" | awk '{ print $0 ",,,,,," }'
+  sed 1d "$F/toy.csv" | awk -F'"' -v OFS='"' '{ n++; $7 = ",estimated,-1.000,0.1," (1000 + n) ",1,1024,128,4,32" } 1'; } >est.csv
+"$R" --runs 2 --strategies pareto "$F/toy.ini" toy est.csv >est 2>&1
+is "$?" 0 "estimates: exit 0"
+is "$(awk '$1 == "pareto" { print $(NF-1) }' est | head -1)" "$(sed 1d "$F/toy.csv" | wc -l | tr -d ' ')" \
+    "  pareto estimated every configuration"
+"$R" --runs 2 --strategies pareto "$F/toy.ini" toy "$F/toy.csv" >noest 2>&1
+check "  and runs on a landscape without estimates" grep -q '^   pareto .*100.0%$' noest
+
 # A configuration the landscape lacks is named.
 cp "$F/baselines.csv" .
 sed '/"A=1 B=2 C=0"/d' "$F/toy.csv" >toy.csv
@@ -91,11 +104,14 @@ sed '1s/,us,/,time,/' "$F/toy.csv" >toy.csv
 malformed "replay: toy.csv:1: no 'us' column (expected kernel,signature,configuration,outcome,us,build_s)" \
     "a missing column"
 sed '7s/,ok,/,fine,/' "$F/toy.csv" >toy.csv
-malformed "replay: toy.csv:7: outcome 'fine': expected ok, invalid, failed, wrong or cut" "an unknown outcome"
+malformed "replay: toy.csv:7: outcome 'fine': expected ok, invalid, failed, wrong, cut or estimated" "an unknown outcome"
 sed '8s/,ok,[0-9.]*,/,ok,fast,/' "$F/toy.csv" >toy.csv
 malformed "replay: toy.csv:8: us 'fast' is not a time in microseconds" "a time that is not a number"
 { cat "$F/toy.csv"; sed -n 9p "$F/toy.csv"; } >toy.csv
 malformed "replay: toy.csv:64: configuration 'A=1 B=4 C=2' given twice" "a configuration given twice"
+sed '3s/$/,5,,,,,/; 1s/$/,instr,regions,threads,block_threads,blocks_per_sm,regs/' "$F/toy.csv" >toy.csv
+malformed "replay: toy.csv:3: an estimate lacks some of instr, regions, threads, block_threads, blocks_per_sm, regs" \
+    "an estimate with columns missing"
 cp "$F/toy.csv" toy.csv
 echo "kernel,us" >baselines.csv
 malformed "replay: baselines.csv: no time for kernel toy" "no baseline"

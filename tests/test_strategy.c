@@ -68,16 +68,19 @@ int main(void)
     is_str(gt_strategy_name(st), "exhaustive", "auto: exhaustive when the space fits the budget");
     gt_strategy_free(st);
     st = gt_strategy_new(NULL, s, NULL, NULL, 5, 1, err, sizeof err);
-    is_str(gt_strategy_name(st), "tree", "auto: regression-tree sampling when it does not");
+    is_str(gt_strategy_name(st), "tree", "auto: regression-tree sampling when it does not, on a small budget");
     gt_strategy_free(st);
     struct gt_space *mid = space(5, 8);
     st = gt_strategy_new("auto", mid, NULL, NULL, 100, 1, err, sizeof err);
-    is_str(gt_strategy_name(st), "tree", "auto: and when the space is more than tiny (39), whatever the budget");
+    is_str(gt_strategy_name(st), "pareto-tree", "auto: pruning, then the tree, on a space more than tiny (39)");
+    gt_strategy_free(st);
+    st = gt_strategy_new("auto", mid, NULL, NULL, 31, 1, err, sizeof err);
+    is_str(gt_strategy_name(st), "tree", "auto: the tree alone on a budget under 32 trials");
     gt_strategy_free(st);
     gt_space_free(mid);
     ok(!gt_strategy_new("bayes", s, NULL, NULL, 5, 1, err, sizeof err) &&
            !strcmp(err, "there is no strategy 'bayes'; use auto, exhaustive, random, greedy, hillclimb, "
-                        "anneal, evolution, predictor, tree or pareto"),
+                        "anneal, evolution, predictor, tree, pareto or pareto-tree"),
        "an unknown strategy: %s", err);
     struct gt_settings set;
     gt_settings_init(&set);
