@@ -919,9 +919,12 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         if (winner >= 0 && s.best[winner].built.ok)
             gt_key_text(s.best[winner].built.key, s.key);
         double best = winner >= 0 ? s.best[winner].us : baseline;
+        char estimated[64] = "";
+        if (s.estimates)
+            snprintf(estimated, sizeof estimated, "; %ld variant%s estimated", s.estimates, s.estimates == 1 ? "" : "s");
         gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
-                "short; %ld variants estimated): %s %.2f us against %.2f us, %.2fx",
-                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, s.estimates,
+                "short%s): %s %.2f us against %.2f us, %.2fx",
+                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, estimated,
                 winner >= 0 ? config : "the original", best, baseline, best > 0 ? baseline / best : 1.0);
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot",
                  p->shown, s.t_compile, trial_seconds(&s), snapshot_seconds(&s));
