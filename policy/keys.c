@@ -20,6 +20,7 @@
 
 const char *const gt_policy_strategies[] = {
     "auto", "exhaustive", "random", "greedy", "hillclimb", "anneal", "evolution", "predictor", "tree", "pareto",
+    "pareto-tree",
 };
 const size_t gt_policy_nstrategies = sizeof gt_policy_strategies / sizeof gt_policy_strategies[0];
 
@@ -872,7 +873,7 @@ static void apply_strategy(struct ctx *c, const struct gt_raw *r, const char *ar
 {
     (void)arg, (void)k;
     int i = choice(c, r, gt_policy_strategies, gt_policy_nstrategies, "a strategy (auto, exhaustive, random, greedy, "
-                   "hillclimb, anneal, evolution, predictor, tree or pareto)");
+                   "hillclimb, anneal, evolution, predictor, tree, pareto or pareto-tree)");
     if (i >= 0 && !(c->sec->set.strategy = strdup(gt_policy_strategies[i])))
         nomem(c, r);
 }

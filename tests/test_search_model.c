@@ -611,6 +611,45 @@ static int dominated(const struct gt_space *s, const uint32_t *p)
     return 0;
 }
 
+/* pareto-tree: 64 estimates, the first 8 of the fronts tried, then the
+ * tree with every result so far, to the budget. */
+static void pareto_tree_tests(void)
+{
+    struct gt_space *s = space(0, "E == 0 && F == 0");
+    struct gt_settings set;
+    gt_settings_init(&set);
+    struct gt_kv kv = {"sample", "1000", {"test", 1, 1}};
+    set.sparams = &kv;
+    set.nsparams = 1;
+    struct gt_strategy *st = drive_strategy("pareto-tree", s, &set, 40, 3);
+    if (!st)
+        return;
+    struct drive d = {.factor = 2, .ask_again = 1, .seen = note_trial, .estimate = synth};
+    ntried_order = 0;
+    drive_run(st, s, synth_time, (void *)s, 40, &d);
+    gt_strategy_free(st);
+    uint32_t c[NDIMS];
+    int front_first = 1;
+    for (long i = 0; i < 5 && i < ntried_order; i++) {
+        gt_space_unrank(s, tried_order[i], c);
+        front_first &= !dominated(s, c);
+    }
+    ok(d.estimates == 767 && d.trials == 40 && drive_clean(&d) && front_first,
+       "pareto-tree, strategy.sample = 1000: every configuration estimated, the front (5) tried first, then the "
+       "budget's trials (%ld)", d.trials);
+    ok(d.best_us == optimum(s, synth_time) && d.best_at <= 5, "  the optimum, at trial %ld (%.1f us)", d.best_at,
+       d.best_us);
+    st = drive_strategy("pareto-tree", s, NULL, 200, 3);
+    d = (struct drive){.factor = 2, .shuffle = 5, .ask_again = 1};
+    if (st)
+        drive_run(st, s, additive_holes, NULL, 200, &d);
+    gt_strategy_free(st);
+    ok(d.trials == 200 && d.estimates == 64 && drive_clean(&d),
+       "  by default 64 estimates; without answers, with reports shuffled: 200 distinct valid trials (%ld)",
+       d.trials);
+    gt_space_free(s);
+}
+
 static void pareto_tests(void)
 {
     struct gt_space *s = space(0, "E == 0 && F == 0");
@@ -658,6 +697,7 @@ static void pareto_tests(void)
         ok(d.trials > 0 && d.trials <= 300 && drive_clean(&d) && d.stopped && (i == 0 ? d.invalid : d.aborted) > 0,
            "pareto copes with %s (%ld trials, %ld invalid, %ld cut)", names[i], d.trials, d.invalid, d.aborted);
     }
+    pareto_tree_tests();
     struct gt_settings set;
     gt_settings_init(&set);
     struct gt_kv kv = {"sample", "0", {"test", 1, 1}};
@@ -666,6 +706,11 @@ static void pareto_tests(void)
     set.nsparams = 1;
     struct gt_strategy *st = gt_strategy_new("pareto", s, NULL, &set, 10, 1, err, sizeof err);
     ok(!st && !strcmp(err, "strategy.sample = 0: expected a number from 1 to 1e+07"), "pareto refuses %s", err);
+    gt_strategy_free(st);
+    struct gt_kv seeds = {"seeds", "-1", {"test", 1, 1}};
+    set.sparams = &seeds;
+    st = gt_strategy_new("pareto-tree", s, NULL, &set, 10, 1, err, sizeof err);
+    ok(!st && !strcmp(err, "strategy.seeds = -1: expected a number from 1 to 1e+06"), "pareto-tree refuses %s", err);
     gt_strategy_free(st);
     gt_space_free(s);
 }
