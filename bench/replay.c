@@ -23,9 +23,9 @@
  * sm_90: batches of up to 16 proposals (-1: run what it has), each trial's
  * time read from the landscape, rows other than `ok` (and configurations
  * the landscape lacks) reported invalid, the watchdog simulated (a trial
- * slower than the policy's factor, default 2, times the best time so far,
- * at least its floor, is reported aborted at that deadline unless the
- * strategy keeps it whole), estimates answered from the landscape's columns
+ * slower than the policy's factor, default 2, times the best time so far
+ * or the time the strategy measures it against, at least its floor, is
+ * reported aborted at that deadline unless the strategy keeps it whole), estimates answered from the landscape's columns
  * (none where it has none), until the trial budget ends or the strategy
  * stops.  Runs repeat for a seed; each strategy runs in a child process,
  * so one that crashes or hangs (TIMEOUT_S) is reported and the others go on.
@@ -434,8 +434,9 @@ static long budget_of(const struct landscape *L)
 }
 
 /* The trial budget the session keeps: 0 when it may not be cut. */
-static double deadline(const struct landscape *L, int may_cut, double best)
+static double deadline(const struct landscape *L, int may_cut, double base, double best)
 {
+    best = base > 0 ? base : best;
     if (!L->watchdog || !may_cut || best <= 0)
         return 0;
     return L->wd_factor * best > L->wd_floor_us ? L->wd_factor * best : L->wd_floor_us;
@@ -457,7 +458,7 @@ static double trial(const struct landscape *L, struct gt_strategy *st, const uin
                     unsigned char *seen, struct run *r)
 {
     uint64_t rank = gt_space_rank(L->s, cfg);
-    double us = -1, cost = 0, cut = deadline(L, may_cut, r->best_us);
+    double us = -1, cost = 0, cut = deadline(L, may_cut, gt_strategy_cut_base(st, cfg), r->best_us);
     enum gt_trial_status status = GT_TRIAL_INVALID;
     r->bad += seen[rank] || rank == L->default_rank || gt_space_check(L->s, cfg, NULL, NULL) != 1;
     seen[rank] = 1;

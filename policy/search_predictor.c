@@ -35,10 +35,12 @@
  * dimension as independent instead (one base, the original, and
  * sum(|d| - 1) supports); `shared` (the default) keeps the declaration.
  *
- * Watch-dog groups: bases are never cut short; supports and the top may be.
- * The engine cuts at watchdog.factor times the best time so far, not the
- * best of the support's group (same base, same dimension) as in the paper;
- * measuring every base before any support makes that best a base's. */
+ * Watch-dog groups: bases are never cut short.  A support is cut at
+ * watchdog.factor times the best time of its group (its base and the
+ * supports of that base measured so far), not the best of the whole space:
+ * a slow base's supports are what predicts its group, and cutting them all
+ * against a faster group's best would leave it unpredicted.  The top is
+ * cut against the best so far. */
 #include "strategies.h"
 
 #include <math.h>
@@ -633,9 +635,25 @@ static int pred_may_cut(const struct gt_strategy *st, const uint32_t *cfg)
     return !b || differs(p, p->cfg + b->row * p->nd, cfg) != -1;
 }
 
+/* A support's group best; -1 (the best so far) for the top. */
+static double pred_cut_base(const struct gt_strategy *st, const uint32_t *cfg)
+{
+    const struct pred *p = st->state;
+    const struct base *b = p->phase == TOP ? NULL : base_of(st, p, cfg);
+    if (!b || !(b->t > 0))
+        return -1;
+    double best = b->t;
+    for (size_t i = 0; i < p->m; i++) {
+        double t = p->ts[b->row * p->m + i];
+        if (t > 0 && t < best)
+            best = t;
+    }
+    return best;
+}
+
 static const char *const pred_params[] = {"top", "assume", NULL};
 
 const struct gt_search gt_search_predictor = {
     .name = "predictor", .params = pred_params, .init = pred_init, .next = pred_next,
-    .report = pred_report, .may_cut = pred_may_cut, .free = pred_free,
+    .report = pred_report, .may_cut = pred_may_cut, .cut_base = pred_cut_base, .free = pred_free,
 };

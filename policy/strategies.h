@@ -18,6 +18,8 @@ struct gt_search {
     /* NULL: results teach it nothing. */
     void (*report)(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status);
     int (*may_cut)(const struct gt_strategy *st, const uint32_t *cfg); /* NULL: every trial may be cut */
+    /* NULL: every deadline is from the best time so far. */
+    double (*cut_base)(const struct gt_strategy *st, const uint32_t *cfg);
     /* NULL: it never asks for estimates. */
     void (*estimated)(struct gt_strategy *st, const uint32_t *cfg, const struct gt_estimate *e);
     void (*free)(void *state);

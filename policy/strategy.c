@@ -413,6 +413,11 @@ int gt_strategy_may_cut(const struct gt_strategy *st, const uint32_t *cfg)
     return st->impl->may_cut ? st->impl->may_cut(st, cfg) : 1;
 }
 
+double gt_strategy_cut_base(const struct gt_strategy *st, const uint32_t *cfg)
+{
+    return st->impl->cut_base ? st->impl->cut_base(st, cfg) : -1;
+}
+
 const char *gt_strategy_name(const struct gt_strategy *st)
 {
     return st->impl->name;

@@ -55,6 +55,9 @@ void gt_strategy_report(struct gt_strategy *st, const uint32_t *cfg, double us, 
 void gt_strategy_estimated(struct gt_strategy *st, const uint32_t *cfg, const struct gt_estimate *e);
 /* Whether the watchdog may cut cfg's trial short. */
 int gt_strategy_may_cut(const struct gt_strategy *st, const uint32_t *cfg);
+/* The time cfg's deadline is a multiple of (watchdog.factor times it), or
+ * <= 0 for the best time so far (the engine's default). */
+double gt_strategy_cut_base(const struct gt_strategy *st, const uint32_t *cfg);
 /* The strategy that runs ("auto" says which it chose). */
 const char *gt_strategy_name(const struct gt_strategy *st);
 /* The i-th strategy that can be asked for by name, NULL past the last

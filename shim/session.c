@@ -206,8 +206,9 @@ static int cut_short(const struct session *s)
 }
 
 /* Watches the variant about to run if its build has the checks: its budget
- * is factor x the best time so far, at least the floor. */
-static void watch(struct session *s, const struct gt_variant *v, int may_cut)
+ * is factor x the best time so far (or x the time the strategy measures
+ * cfg against), at least the floor. */
+static void watch(struct session *s, const struct gt_variant *v, const uint32_t *cfg, int may_cut)
 {
     CUdeviceptr a;
     size_t size;
@@ -215,8 +216,10 @@ static void watch(struct session *s, const struct gt_variant *v, int may_cut)
     if (s->devk && gt.drv.cuModuleGetGlobal_v2(&a, &size, v->module, GT_WATCHDOG_SYMBOL) == CUDA_SUCCESS &&
         size == 3 * sizeof(unsigned long long))
         s->wd = a;
-    double us = s->factor * s->best_us;
-    s->budget_ns = may_cut && s->best_us > 0 ? (unsigned long long)((us > s->floor_us ? us : s->floor_us) * 1e3) : 0;
+    double base = s->strategy ? gt_strategy_cut_base(s->strategy, cfg) : -1;
+    base = base > 0 ? base : s->best_us;
+    double us = s->factor * base;
+    s->budget_ns = may_cut && base > 0 ? (unsigned long long)((us > s->floor_us ? us : s->floor_us) * 1e3) : 0;
 }
 
 static CUresult launch_trial(void *arg, CUstream stream)
@@ -530,7 +533,7 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
     struct gt_estimate est;
     const struct gt_estimate *e = !quiet && trials_file() ? estimate(s, c, &v, built, cfgtext, &est) : NULL;
     s->running = &v;
-    watch(s, &v, c->may_cut);
+    watch(s, &v, c->cfg, c->may_cut);
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
     if (r != CUDA_SUCCESS) {
         gt_debug("kernel %s: '%s' failed to run: %s", s->p->shown, cfgtext, gt_cu_error(r));

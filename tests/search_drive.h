@@ -7,7 +7,8 @@
  * order (or shuffled: d.shuffle).  The original is measured first and given
  * as the baseline.  The watchdog cuts a trial slower than factor x the best
  * time so far (the original's at first) when the strategy lets it: reported
- * as aborted, having run factor x best.  Estimates a strategy asks for are
+ * as aborted, having run factor x best (x the time the strategy measures it
+ * against, gt_strategy_cut_base, when it names one).  Estimates a strategy asks for are
  * answered with d.estimate in the same batches (none without one).  Every
  * trial is checked: never twice, never invalid, never the original.
  *
@@ -131,7 +132,8 @@ static void drive_run(struct gt_strategy *st, const struct gt_space *s, drive_ti
                 gt_strategy_estimated(st, cfg, d->estimate && d->estimate(s, cfg, arg, &e) == 0 ? &e : NULL);
                 continue;
             }
-            double us = f(s, cfg, arg), deadline = d->factor * d->best_us;
+            double base = gt_strategy_cut_base(st, cfg), us = f(s, cfg, arg);
+            double deadline = d->factor * (base > 0 ? base : d->best_us);
             enum gt_trial_status status = us < 0 ? GT_TRIAL_INVALID : GT_TRIAL_OK;
             if (status == GT_TRIAL_OK && d->factor > 0 && d->best_us > 0 && us > deadline) {
                 d->kept += !cut[i];

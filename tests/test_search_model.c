@@ -244,6 +244,18 @@ static void watch_bases(void *arg, const uint32_t *c, int may_cut, enum gt_trial
     cut_bases += may_cut || status == GT_TRIAL_ABORTED;
 }
 
+/* Trials of the slow base's group (A = 2, B = 1 in additive_tail) cut short. */
+static long cut_in_slow_group, slow_group_seen;
+
+static void watch_slow_group(void *arg, const uint32_t *c, int may_cut, enum gt_trial_status status)
+{
+    watch_bases(arg, c, may_cut, status);
+    if (c[A] != 2 || c[B] != 1)
+        return;
+    slow_group_seen++;
+    cut_in_slow_group += status == GT_TRIAL_ABORTED;
+}
+
 static void predictor_exact(void)
 {
     struct gt_space *s = space(1, NULL);
@@ -258,8 +270,8 @@ static void predictor_exact(void)
     /* the same with the watchdog, and with a slow tail it must not cut bases in */
     double t = optimum(s, additive_tail);
     struct gt_strategy *st = drive_strategy("predictor", s, NULL, 1000, 2);
-    cut_bases = bases_seen = 0;
-    d = (struct drive){.factor = 2, .shuffle = 2, .ask_again = 1, .seen = watch_bases};
+    cut_bases = bases_seen = cut_in_slow_group = slow_group_seen = 0;
+    d = (struct drive){.factor = 2, .shuffle = 2, .ask_again = 1, .seen = watch_slow_group};
     drive_run(st, s, additive_tail, NULL, 1000, &d);
     gt_strategy_free(st);
     ok(d.best_us == t && d.trials <= PRED_TRIALS && d.stopped && drive_clean(&d),
@@ -268,6 +280,9 @@ static void predictor_exact(void)
     ok(bases_seen == PRED_BASES && !cut_bases && d.kept > 0,
        "predictor: bases run whole (%ld bases, %ld slow ones kept whole, %ld cut)", bases_seen, d.kept, cut_bases);
     ok(d.aborted > 0, "predictor: slow supports are cut short (%ld)", d.aborted);
+    ok(slow_group_seen > 1 && !cut_in_slow_group,
+       "predictor: a 100x slower base's supports are measured against its group's best, not cut (%ld trials)",
+       slow_group_seen);
 
     /* interactions between independent dimensions: the top 5 absorb them */
     t = optimum(s, interacting);
