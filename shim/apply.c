@@ -51,6 +51,16 @@ int gt_call_per_thread(const struct gt_call *c)
     return c->entry == GT_ENTRY_LAUNCH_PTSZ || c->entry == GT_ENTRY_EX_PTSZ || c->entry == GT_ENTRY_COOP_PTSZ;
 }
 
+const unsigned char *gt_call_arg(const struct gt_call *c, const struct gt_kernel *k, int i)
+{
+    if (c->params)
+        return c->params[i];
+    for (void **e = c->extra; e && *e != CU_LAUNCH_PARAM_END; e += 2)
+        if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            return (const unsigned char *)e[1] + k->params[i].offset;
+    return NULL;
+}
+
 /* ---- process-wide setup, once, at the first kernel that could need it ---- */
 
 static void parse_force(struct gt_apply *a, const char *v)

@@ -49,6 +49,9 @@ struct gt_apply {
 
 CUresult gt_call_launch(const struct gt_call *c, CUfunction f, const struct gt_geom *g);
 int gt_call_per_thread(const struct gt_call *c);
+/* Argument i of launch c of kernel k (whose parameter layout is known),
+ * whichever way the launch passed it; NULL when it passed none. */
+const unsigned char *gt_call_arg(const struct gt_call *c, const struct gt_kernel *k, int i);
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 
 #endif

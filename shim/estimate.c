@@ -22,18 +22,12 @@
 /* The launch's arguments, one pointer each, whichever way it passed them. */
 static int arg_pointers(const struct gt_kernel *k, const struct gt_call *c, const void **args, unsigned *n)
 {
-    const unsigned char *buf = NULL;
-    int np = atomic_load(&((struct gt_kernel *)k)->nparams);
+    int np = atomic_load(&k->nparams);
     if (np < 0 || np > MAX_PARAMS)
         return -1;
-    for (void **e = c->extra; e && *e != CU_LAUNCH_PARAM_END; e += 2)
-        if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
-            buf = e[1];
-    for (int i = 0; i < np; i++) {
-        args[i] = c->params ? c->params[i] : buf ? buf + k->params[i].offset : NULL;
-        if (!args[i])
+    for (int i = 0; i < np; i++)
+        if (!(args[i] = gt_call_arg(c, k, i)))
             return -1;
-    }
     *n = (unsigned)np;
     return 0;
 }

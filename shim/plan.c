@@ -208,14 +208,10 @@ int gt_plan_is_done(const struct gt_plan *p, uint64_t sig)
 /* Scalar argument values for the policy's expressions. */
 static int read_args(const struct gt_kernel *k, const struct gt_call *c, int64_t *vals, unsigned char *ok, int max)
 {
-    const unsigned char *buf = NULL;
     int n = atomic_load(&k->nparams);
     n = n < 0 ? 0 : n > max ? max : n;
-    for (void **e = c->extra; e && *e != CU_LAUNCH_PARAM_END; e += 2)
-        if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
-            buf = e[1];
     for (int i = 0; i < n; i++) {
-        const unsigned char *p = c->params ? c->params[i] : buf ? buf + k->params[i].offset : NULL;
+        const unsigned char *p = gt_call_arg(c, k, i);
         uint32_t size = k->params[i].size;
         ok[i] = p && (size == 1 || size == 2 || size == 4 || size == 8);
         if (!ok[i])

@@ -337,13 +337,9 @@ static void collect(struct session *s)
 {
     const struct gt_kernel *k = s->hd->kernel;
     const struct gt_section *sec = s->p->sec;
-    const unsigned char *buf = NULL;
-    for (void **e = s->c->extra; e && *e != CU_LAUNCH_PARAM_END; e += 2)
-        if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
-            buf = e[1];
     int np = atomic_load(&k->nparams);
     for (int i = 0; i < np; i++) {
-        const unsigned char *arg = s->c->params ? s->c->params[i] : buf ? buf + k->params[i].offset : NULL;
+        const unsigned char *arg = gt_call_arg(s->c, k, i);
         if (!arg || (sec && arg_listed(sec->snap_skip, sec->nsnap_skip, s->p, i)))
             continue;
         for (uint32_t off = 0; off + 8 <= k->params[i].size; off += 8) {
