@@ -19,6 +19,7 @@
 #ifndef GT_SEARCH_DRIVE_H
 #define GT_SEARCH_DRIVE_H
 
+#include "keys.h"
 #include "strategy.h"
 #include "tap.h"
 
@@ -49,6 +50,15 @@ struct drive {
     int duplicates, invalid_proposals, default_proposals;
     int stopped;                     /* the strategy ended the search, not the budget */
 };
+
+/* set holding one strategy parameter, KEY = VALUE, in kv. */
+static inline void drive_param(struct gt_settings *set, struct gt_kv *kv, const char *key, const char *value)
+{
+    gt_settings_init(set);
+    *kv = (struct gt_kv){(char *)key, (char *)value, {"test", 1, 1}};
+    set->sparams = kv;
+    set->nsparams = 1;
+}
 
 /* A strategy for the space, or NULL with why said (a TAP diagnostic). */
 static struct gt_strategy *drive_strategy(const char *name, const struct gt_space *s, const struct gt_settings *set,

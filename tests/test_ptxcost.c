@@ -97,16 +97,18 @@ static long predicates(const char *body, unsigned n)
     return mask;
 }
 
+/* A loop of parameter c's trips, three instructions each. */
+static const char counted[] =
+    "  ld.param.u32 %r1, [c];\n"
+    "  mov.u32 %r2, 0;\n"
+    "LOOP:\n"
+    "  add.s32 %r2, %r2, 1;\n"
+    "  setp.lt.u32 %p1, %r2, %r1;\n"
+    "  @%p1 bra LOOP;\n"
+    "  ret;\n";
+
 static void test_loops(void)
 {
-    static const char counted[] =
-        "  ld.param.u32 %r1, [c];\n"
-        "  mov.u32 %r2, 0;\n"
-        "LOOP:\n"
-        "  add.s32 %r2, %r2, 1;\n"
-        "  setp.lt.u32 %p1, %r2, %r1;\n"
-        "  @%p1 bra LOOP;\n"
-        "  ret;\n";
     struct gt_ptxcost_launch l = {args, 5, {128, 1, 1}, {1, 1, 1}, 0};
     char err[256] = "";
     struct gt_ptxcost c10, c1000;
@@ -378,14 +380,6 @@ static void test_limits(void)
     c = cost("  mov.u32 %r1, 0;\n", 1, 1, 1);
     ok(c.instr == 1 && c.complete, "the last instruction may be the last step; falling off the end completes");
 
-    static const char counted[] =
-        "  ld.param.u32 %r1, [c];\n"
-        "  mov.u32 %r2, 0;\n"
-        "LOOP:\n"
-        "  add.s32 %r2, %r2, 1;\n"
-        "  setp.lt.u32 %p1, %r2, %r1;\n"
-        "  @%p1 bra LOOP;\n"
-        "  ret;\n";
     arg_c = 666666;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -259,12 +259,10 @@ static void parameters(const struct gt_space *s)
         {"evolution", "patience", "0", "strategy.patience = 0: expected a number from 1 to 1e+06"},
     };
     struct gt_settings set;
-    gt_settings_init(&set);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        struct gt_kv kv = {(char *)bad[i].key, (char *)bad[i].value, {"test", 1, 1}};
+        struct gt_kv kv;
         char err[256] = "";
-        set.sparams = &kv;
-        set.nsparams = 1;
+        drive_param(&set, &kv, bad[i].key, bad[i].value);
         struct gt_strategy *st = gt_strategy_new(bad[i].strategy, s, NULL, &set, 10, 1, err, sizeof err);
         ok(!st && !strcmp(err, bad[i].err), "%s refuses strategy.%s = %s: %s", bad[i].strategy, bad[i].key,
            bad[i].value, err);
@@ -275,9 +273,8 @@ static void parameters(const struct gt_space *s)
     set.sparams = kv;
     set.nsparams = 4;
     is_int(first_batch("evolution", s, &set), 5, "evolution: strategy.population = 6 (the original and 5 drawn)");
-    struct gt_kv all = {"neighbours", "0", {"test", 1, 1}};
-    set.sparams = &all;
-    set.nsparams = 1;
+    struct gt_kv all;
+    drive_param(&set, &all, "neighbours", "0");
     is_int(first_batch("hillclimb", s, &set), 16, "hillclimb, strategy.neighbours = 0: every neighbour at once");
 }
 

@@ -342,10 +342,8 @@ static void predictor_budget(void)
     run("predictor", sh, NULL, additive, 100, 3, 2, &d);
     ok(d.trials == 100 && drive_clean(&d), "predictor, all shared: measures configurations up to the budget (%ld)", d.trials);
     struct gt_settings set;
-    gt_settings_init(&set);
-    struct gt_kv kv = {"assume", "independent", {"test", 1, 1}};
-    set.sparams = &kv;
-    set.nsparams = 1;
+    struct gt_kv kv;
+    drive_param(&set, &kv, "assume", "independent");
     run("predictor", sh, &set, flat_additive, 1000, 3, 2, &d);
     ok(d.best_us == optimum(sh, flat_additive) && d.trials == 3 + 2 + 7 + 7 + 5 + 3 + 5 && d.stopped && drive_clean(&d),
        "predictor, strategy.assume = independent: one base (the original), 27 supports and 5: the optimum in %ld trials",
@@ -481,15 +479,13 @@ static void tree_misc(void)
        "tree: the same seed, the same proposals; another seed, others");
     char err[256];
     struct gt_settings set;
-    gt_settings_init(&set);
-    struct gt_kv kv = {"leaf", "0", {"test", 1, 1}};
-    set.sparams = &kv;
-    set.nsparams = 1;
+    struct gt_kv kv;
+    drive_param(&set, &kv, "leaf", "0");
     ok(!gt_strategy_new("tree", s, NULL, &set, 100, 1, err, sizeof err) &&
            !strcmp(err, "strategy.leaf = 0: expected a number from 1 to 1000"),
        "strategy.leaf: %s", err);
     is_int(first_round(s, NULL), 16, "tree: rounds of 2k + 4 = 16 proposals, then it waits for their results");
-    kv = (struct gt_kv){"sigma", "1", {"test", 1, 1}};
+    drive_param(&set, &kv, "sigma", "1");
     is_int(first_round(s, &set), 10, "tree, strategy.sigma = 1: rounds of 10");
     struct drive d;
     gt_space_free(s);
@@ -593,10 +589,8 @@ static int pareto_run(const struct gt_space *s, const char *sample, drive_time_f
                       int with_estimates, struct drive *d)
 {
     struct gt_settings set;
-    gt_settings_init(&set);
-    struct gt_kv kv = {"sample", (char *)sample, {"test", 1, 1}};
-    set.sparams = &kv;
-    set.nsparams = 1;
+    struct gt_kv kv;
+    drive_param(&set, &kv, "sample", sample);
     struct gt_strategy *st = drive_strategy("pareto", s, &set, 0, 7);
     if (!st)
         return 0;
@@ -632,10 +626,8 @@ static void pareto_tree_tests(void)
 {
     struct gt_space *s = space(0, "E == 0 && F == 0");
     struct gt_settings set;
-    gt_settings_init(&set);
-    struct gt_kv kv = {"sample", "1000", {"test", 1, 1}};
-    set.sparams = &kv;
-    set.nsparams = 1;
+    struct gt_kv kv;
+    drive_param(&set, &kv, "sample", "1000");
     struct gt_strategy *st = drive_strategy("pareto-tree", s, &set, 40, 3);
     if (!st)
         return;
@@ -714,16 +706,13 @@ static void pareto_tests(void)
     }
     pareto_tree_tests();
     struct gt_settings set;
-    gt_settings_init(&set);
-    struct gt_kv kv = {"sample", "0", {"test", 1, 1}};
+    struct gt_kv kv;
     char err[256] = "";
-    set.sparams = &kv;
-    set.nsparams = 1;
+    drive_param(&set, &kv, "sample", "0");
     struct gt_strategy *st = gt_strategy_new("pareto", s, NULL, &set, 10, 1, err, sizeof err);
     ok(!st && !strcmp(err, "strategy.sample = 0: expected a number from 1 to 1e+07"), "pareto refuses %s", err);
     gt_strategy_free(st);
-    struct gt_kv seeds = {"seeds", "-1", {"test", 1, 1}};
-    set.sparams = &seeds;
+    drive_param(&set, &kv, "seeds", "-1");
     st = gt_strategy_new("pareto-tree", s, NULL, &set, 10, 1, err, sizeof err);
     ok(!st && !strcmp(err, "strategy.seeds = -1: expected a number from 1 to 1e+06"), "pareto-tree refuses %s", err);
     gt_strategy_free(st);
