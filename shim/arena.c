@@ -1,4 +1,5 @@
-/* arena.c: bump allocation for parse results freed all at once.
+/* arena.c: bump allocation for parse results freed all at once, and the
+ * growable arrays parsers fill.
  *
  * A parsed module owns thousands of small names and tables; keeping them in
  * a few large blocks makes parsing cheaper and freeing a parse one call,
@@ -88,4 +89,19 @@ void gt_arena_free(struct gt_arena *a)
         free(b);
     }
     free(a);
+}
+
+int gt_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t cap2 = *cap ? *cap * 2 : 16;
+    while (cap2 < need)
+        cap2 *= 2;
+    void *p = cap2 > SIZE_MAX / elem ? NULL : realloc(*v, cap2 * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = cap2;
+    return 0;
 }

@@ -92,23 +92,8 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *P, const ch
     return -1;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t cap2 = *cap ? *cap * 2 : 16;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *p = cap2 > SIZE_MAX / elem ? NULL : realloc(*v, cap2 * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = cap2;
-    return 0;
-}
-
 #define PUSH(P, vec, item) \
-    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? fail(P, "out of memory") \
+    (gt_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? fail(P, "out of memory") \
                                                                         : ((vec).v[(vec).n++] = (item), 0))
 
 static uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }

@@ -13,6 +13,7 @@
  * copied out, and anything not understood is skipped to the end of its
  * statement rather than guessed at. */
 #include "ptx.h"
+#include "ptxlex.h"
 #include "errmsg.h"
 #include "arena.h"
 
@@ -20,22 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum tok_kind { T_EOF, T_WORD, T_NUM, T_STR, T_PUNCT };
-
-struct tok {
-    enum tok_kind kind;
-    const char *s;
-    size_t n;
-    size_t off;
-    unsigned line;
-};
-
-struct lex {
-    const char *text;
-    size_t size, pos;
-    unsigned line;
-};
 
 /* A string-keyed table of indices.  Slots of older generations count as
  * empty, so a per-function table is cleared by bumping the generation. */
@@ -62,7 +47,7 @@ struct label {
 #define VEC(T) struct { T *v; size_t n, cap; }
 
 struct parser {
-    struct lex lx;
+    struct gt_ptx_lex lx;
     struct gt_ptx_module *m;
     char *err;
     size_t errlen;
@@ -80,25 +65,8 @@ struct parser {
     VEC(unsigned) fmarks;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t cap2 = *cap ? *cap * 2 : 16;
-    while (cap2 < need)
-        cap2 *= 2;
-    if (cap2 > SIZE_MAX / elem)
-        return -1;
-    void *p = realloc(*v, cap2 * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = cap2;
-    return 0;
-}
-
 #define PUSH(P, vec, item) \
-    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? oom(P) : ((vec).v[(vec).n++] = (item), 0))
+    (gt_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? oom(P) : ((vec).v[(vec).n++] = (item), 0))
 
 __attribute__((format(printf, 2, 3))) static int fail(struct parser *P, const char *fmt, ...)
 {
@@ -117,133 +85,37 @@ static int oom(struct parser *P)
     return fail(P, "out of memory");
 }
 
-/* ---- lexing ---- */
+/* ---- tokens ---- */
 
-enum { C_WORD = 1, C_START = 2, C_SPACE = 4 };
-
-/* Character classes: word characters, characters that may start a word
- * (digits start numbers), blanks. */
-static const unsigned char cls[256] = {
-    ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE, ['\v'] = C_SPACE, [' '] = C_SPACE,
-    ['0' ... '9'] = C_WORD,
-    ['a' ... 'z'] = C_WORD | C_START, ['A' ... 'Z'] = C_WORD | C_START,
-    ['_'] = C_WORD | C_START, ['$'] = C_WORD | C_START, ['%'] = C_WORD | C_START, ['.'] = C_WORD | C_START,
-};
-
-static void skip_space(struct lex *lx)
-{
-    const char *t = lx->text;
-    size_t p = lx->pos, size = lx->size;
-    while (p < size) {
-        char c = t[p];
-        if (cls[(unsigned char)c] & C_SPACE) {
-            p++;
-        } else if (c == '\n') {
-            lx->line++;
-            p++;
-        } else if (c == '/' && p + 1 < size && t[p + 1] == '/') {
-            const char *nl = memchr(t + p, '\n', size - p);
-            p = nl ? (size_t)(nl - t) : size;
-        } else if (c == '/' && p + 1 < size && t[p + 1] == '*') {
-            p += 2;
-            while (p < size && !(t[p] == '*' && p + 1 < size && t[p + 1] == '/'))
-                lx->line += t[p++] == '\n';
-            p = p + 2 < size ? p + 2 : size;
-        } else {
-            break;
-        }
-    }
-    lx->pos = p;
-}
-
-static void lex_string(struct lex *lx, struct tok *t)
-{
-    size_t p = lx->pos + 1;
-    while (p < lx->size && lx->text[p] != '"') {
-        if (lx->text[p] == '\\' && p + 1 < lx->size)
-            p++;
-        lx->line += lx->text[p] == '\n';
-        p++;
-    }
-    t->kind = T_STR;
-    lx->pos = p < lx->size ? p + 1 : lx->size;
-}
-
-static struct tok next(struct lex *lx)
-{
-    skip_space(lx);
-    struct tok t = {T_EOF, lx->text + lx->pos, 0, lx->pos, lx->line};
-    if (lx->pos >= lx->size || lx->text[lx->pos] == '\0')
-        return t;
-    unsigned char c = (unsigned char)lx->text[lx->pos];
-    if (c == '"') {
-        lex_string(lx, &t);
-    } else if (cls[c] & C_WORD) {
-        t.kind = (cls[c] & C_START) ? T_WORD : T_NUM;
-        const char *p = lx->text + lx->pos + 1, *end = lx->text + lx->size;
-        for (;;) {
-            if (p < end && (cls[(unsigned char)*p] & C_WORD))
-                p++;
-            else if (p + 2 < end && p[0] == ':' && p[1] == ':' && (cls[(unsigned char)p[2]] & C_WORD))
-                p += 2; /* a state space's sub-space: .shared::cluster */
-            else
-                break;
-        }
-        lx->pos = (size_t)(p - lx->text);
-    } else {
-        t.kind = T_PUNCT;
-        lx->pos++;
-    }
-    t.n = lx->pos - t.off;
-    return t;
-}
-
-/* Whether a ':' follows on the same line: a word before one is a label. */
-static int colon_follows(const struct lex *lx)
-{
-    size_t p = lx->pos;
-    while (p < lx->size && (cls[(unsigned char)lx->text[p]] & C_SPACE))
-        p++;
-    return p < lx->size && lx->text[p] == ':';
-}
-
-static struct tok peek(struct lex *lx)
-{
-    struct lex save = *lx;
-    struct tok t = next(lx);
-    *lx = save;
-    return t;
-}
-
-static int is(const struct tok *t, const char *s)
+static int is(const struct gt_ptx_tok *t, const char *s)
 {
     size_t n = strlen(s);
     return t->n == n && memcmp(t->s, s, n) == 0;
 }
 
-static int is_punct(const struct tok *t, char c)
+static int is_punct(const struct gt_ptx_tok *t, char c)
 {
-    return t->kind == T_PUNCT && t->s[0] == c;
+    return t->kind == GT_PTX_PUNCT && t->s[0] == c;
 }
 
-static int is_directive(const struct tok *t)
+static int is_directive(const struct gt_ptx_tok *t)
 {
-    return t->kind == T_WORD && t->s[0] == '.';
+    return t->kind == GT_PTX_WORD && t->s[0] == '.';
 }
 
-static int is_name(const struct tok *t)
+static int is_name(const struct gt_ptx_tok *t)
 {
-    return t->kind == T_WORD && t->s[0] != '.' && t->s[0] != '%';
+    return t->kind == GT_PTX_WORD && t->s[0] != '.' && t->s[0] != '%';
 }
 
-static int peek_is(struct lex *lx, char c)
+static int peek_is(struct gt_ptx_lex *lx, char c)
 {
-    struct tok t = peek(lx);
+    struct gt_ptx_tok t = gt_ptx_peek(lx);
     return is_punct(&t, c);
 }
 
 /* Decimal or 0x hexadecimal; saturates instead of overflowing. */
-static uint64_t number(const struct tok *t)
+static uint64_t number(const struct gt_ptx_tok *t)
 {
     uint64_t v = 0;
     size_t i = 0;
@@ -346,7 +218,7 @@ static void table_clear(struct table *t)
 
 /* ---- declarations ---- */
 
-static uint32_t type_size(const struct tok *t)
+static uint32_t type_size(const struct gt_ptx_tok *t)
 {
     static const struct { const char *name; uint32_t size; } types[] = {
         {".b8", 1},   {".u8", 1},     {".s8", 1},      {".pred", 1},    {".b16", 2},     {".u16", 2},
@@ -361,7 +233,7 @@ static uint32_t type_size(const struct tok *t)
     return 0;
 }
 
-static uint32_t vector_width(const struct tok *t)
+static uint32_t vector_width(const struct gt_ptx_tok *t)
 {
     if (is(t, ".v2"))
         return 2;
@@ -377,8 +249,8 @@ static int skip_group(struct parser *P, char open, char close)
 {
     unsigned depth = 1;
     while (depth) {
-        struct tok t = next(&P->lx);
-        if (t.kind == T_EOF)
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
+        if (t.kind == GT_PTX_EOF)
             return fail(P, "line %u: unbalanced '%c'", P->lx.line, open);
         if (is_punct(&t, open))
             depth++;
@@ -394,8 +266,8 @@ static int skip_statement(struct parser *P)
 {
     int init = 0;
     for (;;) {
-        struct tok t = next(&P->lx);
-        if (t.kind == T_EOF || is_punct(&t, ';'))
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
+        if (t.kind == GT_PTX_EOF || is_punct(&t, ';'))
             return 0;
         if (is_punct(&t, '='))
             init = 1;
@@ -412,15 +284,15 @@ static int skip_statement(struct parser *P)
 static int read_dims(struct parser *P, uint64_t *count)
 {
     while (peek_is(&P->lx, '[')) {
-        next(&P->lx);
-        struct tok t = next(&P->lx);
+        gt_ptx_next(&P->lx);
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
         if (is_punct(&t, ']')) {
             *count = 0;
             continue;
         }
         uint64_t n = number(&t);
         *count = n && *count <= UINT32_MAX && n <= UINT32_MAX ? *count * n : 0;
-        t = next(&P->lx);
+        t = gt_ptx_next(&P->lx);
         if (!is_punct(&t, ']'))
             return fail(P, "line %u: expected ']'", t.line);
     }
@@ -431,16 +303,16 @@ static int read_dims(struct parser *P, uint64_t *count)
 static int skip_initializer(struct parser *P)
 {
     for (;;) {
-        struct tok t = peek(&P->lx);
-        if (t.kind == T_EOF || is_punct(&t, ',') || is_punct(&t, ';'))
+        struct gt_ptx_tok t = gt_ptx_peek(&P->lx);
+        if (t.kind == GT_PTX_EOF || is_punct(&t, ',') || is_punct(&t, ';'))
             return 0;
-        next(&P->lx);
+        gt_ptx_next(&P->lx);
         if (is_punct(&t, '{') && skip_group(P, '{', '}') != 0)
             return -1;
     }
 }
 
-static int add_var(struct parser *P, const struct tok *name, struct gt_ptx_var *v)
+static int add_var(struct parser *P, const struct gt_ptx_tok *name, struct gt_ptx_var *v)
 {
     uint32_t h = hash_str(name->s, name->n);
     unsigned idx = 0;
@@ -462,20 +334,20 @@ static int parse_var(struct parser *P, enum gt_ptx_space space, int is_extern)
 {
     uint32_t align = 0, elem = 0, vec = 1;
     for (;;) {
-        struct tok t = next(&P->lx);
-        if (t.kind == T_EOF)
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
+        if (t.kind == GT_PTX_EOF)
             return fail(P, "line %u: unterminated variable declaration", t.line);
         if (is_punct(&t, ';'))
             return 0;
         if (is(&t, ".align")) {
-            struct tok n = next(&P->lx);
+            struct gt_ptx_tok n = gt_ptx_next(&P->lx);
             align = (uint32_t)(number(&n) > UINT32_MAX ? 0 : number(&n));
         } else if (vector_width(&t)) {
             vec = vector_width(&t);
         } else if (type_size(&t)) {
             elem = type_size(&t);
         } else if (is(&t, ".attribute")) {
-            struct tok o = next(&P->lx);
+            struct gt_ptx_tok o = gt_ptx_next(&P->lx);
             if (is_punct(&o, '(') && skip_group(P, '(', ')') != 0)
                 return -1;
         } else if (is_name(&t)) {
@@ -490,9 +362,9 @@ static int parse_var(struct parser *P, enum gt_ptx_space space, int is_extern)
             v.size = (uint64_t)(elem ? elem : 8) * vec * count;
             v.align = align ? align : elem * vec;
             v.is_extern = is_extern;
-            struct tok after = peek(&P->lx);
+            struct gt_ptx_tok after = gt_ptx_peek(&P->lx);
             if (is_punct(&after, '=')) {
-                next(&P->lx);
+                gt_ptx_next(&P->lx);
                 v.has_init = 1;
                 if (skip_initializer(P) != 0)
                     return -1;
@@ -506,22 +378,22 @@ static int parse_var(struct parser *P, enum gt_ptx_space space, int is_extern)
 }
 
 /* One kernel parameter, up to the ',' or ')' that ends it. */
-static int parse_param(struct parser *P, struct gt_ptx_param *p, struct tok *end)
+static int parse_param(struct parser *P, struct gt_ptx_param *p, struct gt_ptx_tok *end)
 {
     uint32_t elem = 0;
     uint64_t count = 1;
     int after_ptr = 0;
     memset(p, 0, sizeof *p);
     for (;;) {
-        struct tok t = next(&P->lx);
-        if (t.kind == T_EOF)
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
+        if (t.kind == GT_PTX_EOF)
             return fail(P, "line %u: unterminated parameter list", t.line);
         if (is_punct(&t, ',') || is_punct(&t, ')')) {
             *end = t;
             break;
         }
         if (is(&t, ".align")) {
-            struct tok n = next(&P->lx);
+            struct gt_ptx_tok n = gt_ptx_next(&P->lx);
             if (!after_ptr)
                 p->align = number(&n) > 4096 ? 0 : (uint32_t)number(&n);
         } else if (is(&t, ".ptr")) {
@@ -558,12 +430,12 @@ static int parse_params(struct parser *P, struct gt_ptx_func *f)
     P->params.n = 0;
     uint32_t offset = 0;
     if (peek_is(&P->lx, ')')) {
-        next(&P->lx);
+        gt_ptx_next(&P->lx);
         return 0;
     }
     for (;;) {
         struct gt_ptx_param p;
-        struct tok end = {0};
+        struct gt_ptx_tok end = {0};
         if (parse_param(P, &p, &end) != 0)
             return -1;
         p.offset = align_up(offset, p.align);
@@ -584,27 +456,27 @@ static int parse_params(struct parser *P, struct gt_ptx_func *f)
 static void read_triple(struct parser *P, unsigned out[3])
 {
     for (int i = 0; i < 3; i++) {
-        struct tok t = next(&P->lx);
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
         uint64_t v = number(&t);
         out[i] = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
         if (!peek_is(&P->lx, ','))
             break;
-        next(&P->lx);
+        gt_ptx_next(&P->lx);
     }
 }
 
 static unsigned read_count(struct parser *P)
 {
-    struct tok t = next(&P->lx);
+    struct gt_ptx_tok t = gt_ptx_next(&P->lx);
     uint64_t v = number(&t);
     return v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
 }
 
 /* Performance directives between the parameters and the body, from `t`
  * on; returns the token that ends them ('{' or ';'). */
-static struct tok parse_perf(struct parser *P, struct gt_ptx_func *f, struct tok t)
+static struct gt_ptx_tok parse_perf(struct parser *P, struct gt_ptx_func *f, struct gt_ptx_tok t)
 {
-    for (;; t = next(&P->lx)) {
+    for (;; t = gt_ptx_next(&P->lx)) {
         if (is(&t, ".maxntid"))
             read_triple(P, f->maxntid);
         else if (is(&t, ".reqntid"))
@@ -621,12 +493,12 @@ static struct tok parse_perf(struct parser *P, struct gt_ptx_func *f, struct tok
             f->uses |= GT_PTX_USES_CLUSTER;
         } else if (is(&t, ".pragma")) {
             if (skip_statement(P) != 0)
-                return (struct tok){T_EOF, t.s, 0, t.off, t.line};
+                return (struct gt_ptx_tok){GT_PTX_EOF, t.s, 0, t.off, t.line};
         } else if (is(&t, ".attribute")) {
-            struct tok o = next(&P->lx);
+            struct gt_ptx_tok o = gt_ptx_next(&P->lx);
             if (is_punct(&o, '(') && skip_group(P, '(', ')') != 0)
-                return (struct tok){T_EOF, t.s, 0, t.off, t.line};
-        } else if (is_directive(&t) || t.kind == T_NUM || is_punct(&t, ',')) {
+                return (struct gt_ptx_tok){GT_PTX_EOF, t.s, 0, t.off, t.line};
+        } else if (is_directive(&t) || t.kind == GT_PTX_NUM || is_punct(&t, ',')) {
             continue;
         } else {
             return t;
@@ -634,7 +506,7 @@ static struct tok parse_perf(struct parser *P, struct gt_ptx_func *f, struct tok
     }
 }
 
-static int func_index(struct parser *P, const struct tok *name, int is_entry, unsigned *idx)
+static int func_index(struct parser *P, const struct gt_ptx_tok *name, int is_entry, unsigned *idx)
 {
     uint32_t h = hash_str(name->s, name->n);
     if (table_get(&P->funcs_by_name, name->s, name->n, h, idx))
@@ -663,7 +535,7 @@ static int note_loop(struct parser *P, unsigned label, size_t at)
 
 /* A name used in a statement: a label defined earlier (a backward branch),
  * a module variable, or a function. */
-static int note_reference(struct parser *P, const struct tok *t, unsigned self)
+static int note_reference(struct parser *P, const struct gt_ptx_tok *t, unsigned self)
 {
     uint32_t h = hash_str(t->s, t->n);
     unsigned idx = 0;
@@ -685,17 +557,17 @@ static int note_reference(struct parser *P, const struct tok *t, unsigned self)
 }
 
 /* "name:" in a body: a code label, or a table of branch or call targets. */
-static int label_definition(struct parser *P, const struct tok *name, unsigned self)
+static int label_definition(struct parser *P, const struct gt_ptx_tok *name, unsigned self)
 {
-    next(&P->lx); /* the ':' */
-    struct tok what = peek(&P->lx);
+    gt_ptx_next(&P->lx); /* the ':' */
+    struct gt_ptx_tok what = gt_ptx_peek(&P->lx);
     if (is(&what, ".callprototype") || is(&what, ".calltargets"))
         return skip_statement(P);
     if (is(&what, ".branchtargets")) {
-        next(&P->lx);
+        gt_ptx_next(&P->lx);
         for (;;) {
-            struct tok t = next(&P->lx);
-            if (t.kind == T_EOF || is_punct(&t, ';'))
+            struct gt_ptx_tok t = gt_ptx_next(&P->lx);
+            if (t.kind == GT_PTX_EOF || is_punct(&t, ';'))
                 return 0;
             if (is_name(&t) && note_reference(P, &t, self) != 0)
                 return -1;
@@ -708,16 +580,10 @@ static int label_definition(struct parser *P, const struct tok *name, unsigned s
     return table_put(&P->labels, name->s, name->n, h, (unsigned)(P->flabels.n - 1)) ? oom(P) : 0;
 }
 
-static void skip_line(struct lex *lx)
-{
-    const char *nl = memchr(lx->text + lx->pos, '\n', lx->size - lx->pos);
-    lx->pos = nl ? (size_t)(nl - lx->text) : lx->size;
-}
-
 /* ---- what instructions need of other threads ---- */
 
 /* Whether dotted component `part` is in the opcode ("sync" in "bar.sync"). */
-static int has_part(const struct tok *t, const char *part)
+static int has_part(const struct gt_ptx_tok *t, const char *part)
 {
     size_t n = strlen(part);
     for (size_t i = 0; i + 1 + n <= t->n; i++)
@@ -727,13 +593,13 @@ static int has_part(const struct tok *t, const char *part)
 }
 
 /* Whether the opcode's first component is `base`. */
-static int base_is(const struct tok *t, const char *base)
+static int base_is(const struct gt_ptx_tok *t, const char *base)
 {
     size_t n = strlen(base);
     return t->n >= n && memcmp(t->s, base, n) == 0 && (t->n == n || t->s[n] == '.');
 }
 
-static int contains(const struct tok *t, const char *s)
+static int contains(const struct gt_ptx_tok *t, const char *s)
 {
     size_t n = strlen(s);
     for (size_t i = 0; i + n <= t->n; i++)
@@ -743,7 +609,7 @@ static int contains(const struct tok *t, const char *s)
 }
 
 /* Special registers of thread block clusters. */
-static int is_cluster_register(const struct tok *t)
+static int is_cluster_register(const struct gt_ptx_tok *t)
 {
     static const char *const prefixes[] = {"%cluster", "%ncluster", "%is_explicit_cluster"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
@@ -754,19 +620,19 @@ static int is_cluster_register(const struct tok *t)
 
 /* A block barrier: which kind, and the site when it is `bar.sync 0;`.
  * `bar.red` and `barrier.red` name their barrier after a destination. */
-static int classify_barrier(struct parser *P, const struct tok *op, size_t begin)
+static int classify_barrier(struct parser *P, const struct gt_ptx_tok *op, size_t begin)
 {
-    struct lex save = P->lx;
-    struct tok a = next(&P->lx);
+    struct gt_ptx_lex save = P->lx;
+    struct gt_ptx_tok a = gt_ptx_next(&P->lx);
     if (has_part(op, "red")) {
-        struct tok comma = next(&P->lx);
-        a = is_punct(&comma, ',') ? next(&P->lx) : comma;
+        struct gt_ptx_tok comma = gt_ptx_next(&P->lx);
+        a = is_punct(&comma, ',') ? gt_ptx_next(&P->lx) : comma;
     }
-    struct tok after = next(&P->lx);
+    struct gt_ptx_tok after = gt_ptx_next(&P->lx);
     int rc = 0;
-    if (a.kind == T_NUM && number(&a) != 0) {
+    if (a.kind == GT_PTX_NUM && number(&a) != 0) {
         P->fuses |= GT_PTX_USES_BAR_NAMED;
-    } else if (a.kind == T_NUM && has_part(op, "sync") && is_punct(&after, ';')) {
+    } else if (a.kind == GT_PTX_NUM && has_part(op, "sync") && is_punct(&after, ';')) {
         struct gt_ptx_barrier b = {begin, op->off, op->n, after.off + 1};
         P->fuses |= GT_PTX_USES_BAR0;
         rc = PUSH(P, P->fbarriers, b);
@@ -777,7 +643,7 @@ static int classify_barrier(struct parser *P, const struct tok *op, size_t begin
     return rc;
 }
 
-static int classify(struct parser *P, const struct tok *op, size_t begin)
+static int classify(struct parser *P, const struct gt_ptx_tok *op, size_t begin)
 {
     static const char *const warp[] = {"shfl", "vote", "match", "redux", "activemask", "wmma", "mma",
                                        "ldmatrix", "stmatrix", "movmatrix", "elect"};
@@ -814,14 +680,14 @@ static int scan_body(struct parser *P, unsigned self)
     int stmt_start = 1;
     size_t begin = 0;   /* of the current statement, its guard included */
     while (depth) {
-        struct tok t = next(&P->lx);
-        if (t.kind == T_EOF)
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
+        if (t.kind == GT_PTX_EOF)
             return fail(P, "line %u: unterminated body of %s", t.line, P->funcs.v[self].name);
         if (stmt_start == 1) {
             begin = t.off;
             stmt_start = 2;
         }
-        if (t.kind == T_PUNCT) {
+        if (t.kind == GT_PTX_PUNCT) {
             char c = t.s[0];
             depth += c == '{';
             depth -= c == '}';
@@ -829,14 +695,14 @@ static int scan_body(struct parser *P, unsigned self)
                 stmt_start = 1;
             continue;
         }
-        if (t.kind != T_WORD)
+        if (t.kind != GT_PTX_WORD)
             continue;
         if (is(&t, ".loc") || is(&t, ".file")) {
-            skip_line(&P->lx);
+            gt_ptx_skip_line(&P->lx);
             stmt_start = 1;
             continue;
         }
-        if (t.s[0] != '.' && t.s[0] != '%' && colon_follows(&P->lx)) {
+        if (t.s[0] != '.' && t.s[0] != '%' && gt_ptx_colon_follows(&P->lx)) {
             if (label_definition(P, &t, self) != 0)
                 return -1;
             stmt_start = 1;
@@ -915,11 +781,11 @@ static int parse_body(struct parser *P, unsigned idx, size_t body_off)
 /* .entry or .func, after the directive. */
 static int parse_function(struct parser *P, int is_entry, size_t begin)
 {
-    struct tok t = next(&P->lx);
+    struct gt_ptx_tok t = gt_ptx_next(&P->lx);
     if (!is_entry && is_punct(&t, '(')) {
         if (skip_group(P, '(', ')') != 0)
             return -1;
-        t = next(&P->lx);
+        t = gt_ptx_next(&P->lx);
     }
     if (!is_name(&t))
         return fail(P, "line %u: expected a function name", t.line);
@@ -928,14 +794,14 @@ static int parse_function(struct parser *P, int is_entry, size_t begin)
         return -1;
     struct gt_ptx_func f = P->funcs.v[idx];
     f.is_entry = is_entry;
-    t = next(&P->lx);
+    t = gt_ptx_next(&P->lx);
     if (is_punct(&t, '(')) {
         if (is_entry ? parse_params(P, &f) : skip_group(P, '(', ')'))
             return -1;
-        t = next(&P->lx);
+        t = gt_ptx_next(&P->lx);
     }
     t = parse_perf(P, &f, t);
-    if (t.kind == T_EOF)
+    if (t.kind == GT_PTX_EOF)
         return fail(P, "line %u: unterminated declaration of %s", t.line, f.name);
     if (is_punct(&t, ';')) {
         if (f.is_extern)
@@ -954,7 +820,7 @@ static int parse_function(struct parser *P, int is_entry, size_t begin)
 
 static void parse_version(struct parser *P)
 {
-    struct tok t = next(&P->lx);
+    struct gt_ptx_tok t = gt_ptx_next(&P->lx);
     int major = 0, minor = 0;
     size_t i = 0;
     for (; i < t.n && t.s[i] >= '0' && t.s[i] <= '9' && major < 1000; i++)
@@ -965,7 +831,7 @@ static void parse_version(struct parser *P)
     P->m->version = major * 100 + minor;
 }
 
-static void target_of(const struct tok *t, int *arch, char *suffix)
+static void target_of(const struct gt_ptx_tok *t, int *arch, char *suffix)
 {
     if (t->n < 4 || memcmp(t->s, "sm_", 3) != 0)
         return;
@@ -980,22 +846,22 @@ static void target_of(const struct tok *t, int *arch, char *suffix)
 static void parse_target(struct parser *P)
 {
     for (;;) {
-        struct tok t = next(&P->lx);
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
         target_of(&t, &P->m->target, &P->m->target_suffix);
         if (!peek_is(&P->lx, ','))
             return;
-        next(&P->lx);
+        gt_ptx_next(&P->lx);
     }
 }
 
 /* A module-scope statement that starts with a directive. */
-static int parse_declaration(struct parser *P, struct tok t)
+static int parse_declaration(struct parser *P, struct gt_ptx_tok t)
 {
     size_t begin = t.off;
     int is_extern = 0;
     while (is(&t, ".extern") || is(&t, ".visible") || is(&t, ".weak") || is(&t, ".common")) {
         is_extern |= is(&t, ".extern");
-        t = next(&P->lx);
+        t = gt_ptx_next(&P->lx);
     }
     if (is(&t, ".entry") || is(&t, ".func"))
         return parse_function(P, is(&t, ".entry"), begin);
@@ -1011,8 +877,8 @@ static int parse_declaration(struct parser *P, struct tok t)
 static int parse_module(struct parser *P)
 {
     for (;;) {
-        struct tok t = next(&P->lx);
-        if (t.kind == T_EOF)
+        struct gt_ptx_tok t = gt_ptx_next(&P->lx);
+        if (t.kind == GT_PTX_EOF)
             return 0;
         if (is(&t, ".version") || is(&t, ".target") || is(&t, ".address_size")) {
             if (is(&t, ".version"))
@@ -1023,10 +889,10 @@ static int parse_module(struct parser *P)
                 P->m->address_size = (int)read_count(P);
             P->m->header_end = P->lx.pos;
         } else if (is(&t, ".file"))
-            skip_line(&P->lx);
+            gt_ptx_skip_line(&P->lx);
         else if (is(&t, ".section")) {
-            struct tok name = next(&P->lx);
-            struct tok open = next(&P->lx);
+            struct gt_ptx_tok name = gt_ptx_next(&P->lx);
+            struct gt_ptx_tok open = gt_ptx_next(&P->lx);
             (void)name;
             if (is_punct(&open, '{') && skip_group(P, '{', '}') != 0)
                 return -1;
@@ -1177,8 +1043,8 @@ int gt_ptx_header(const char *text, size_t size, int *version, int *target, char
     *version = *target = 0;
     *suffix = 0;
     for (int i = 0; i < 64 && !(m.version && m.target); i++) {
-        struct tok t = next(&P.lx);
-        if (t.kind == T_EOF)
+        struct gt_ptx_tok t = gt_ptx_next(&P.lx);
+        if (t.kind == GT_PTX_EOF)
             break;
         if (is(&t, ".version"))
             parse_version(&P);

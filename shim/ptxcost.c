@@ -22,8 +22,10 @@
  * statement not understood still counts, reads the registers it names and
  * leaves its destination unknown. */
 #include "ptxcost.h"
+#include "arena.h"
 #include "errmsg.h"
 #include "ptx.h"
+#include "ptxlex.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,110 +41,17 @@
 /* Indices into every array are 32-bit. */
 static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    if (need > UINT32_MAX)
-        return -1;
-    size_t cap2 = *cap ? *cap * 2 : 16;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *p = realloc(*v, cap2 * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = cap2;
-    return 0;
+    return need > UINT32_MAX ? -1 : gt_grow(v, cap, need, elem);
 }
 
 #define PUSH(D, vec, item) \
     (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? ((D)->oom = 1, -1) : ((vec).v[(vec).n++] = (item), 0))
 
-/* ---- lexing, as ptx.c does ---- */
+/* ---- tokens (ptxlex.c) ---- */
 
-enum { T_EOF, T_WORD, T_NUM, T_STR, T_PUNCT };
-
-struct tok {
-    int kind;
-    const char *s;
-    size_t n;
-};
-
-struct lex {
-    const char *text;
-    size_t end, pos;
-};
-
-enum { C_WORD = 1, C_START = 2, C_SPACE = 4 };
-
-static const unsigned char cls[256] = {
-    ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE, ['\v'] = C_SPACE, [' '] = C_SPACE, ['\n'] = C_SPACE,
-    ['0' ... '9'] = C_WORD,
-    ['a' ... 'z'] = C_WORD | C_START, ['A' ... 'Z'] = C_WORD | C_START,
-    ['_'] = C_WORD | C_START, ['$'] = C_WORD | C_START, ['%'] = C_WORD | C_START, ['.'] = C_WORD | C_START,
-};
-
-static void skip_space(struct lex *lx)
+static int is_punct(const struct gt_ptx_tok *t, char c)
 {
-    const char *t = lx->text;
-    size_t p = lx->pos, end = lx->end;
-    while (p < end) {
-        if (cls[(unsigned char)t[p]] & C_SPACE) {
-            p++;
-        } else if (t[p] == '/' && p + 1 < end && t[p + 1] == '/') {
-            const char *nl = memchr(t + p, '\n', end - p);
-            p = nl ? (size_t)(nl - t) : end;
-        } else if (t[p] == '/' && p + 1 < end && t[p + 1] == '*') {
-            p += 2;
-            while (p < end && !(t[p] == '*' && p + 1 < end && t[p + 1] == '/'))
-                p++;
-            p = p + 2 < end ? p + 2 : end;
-        } else {
-            break;
-        }
-    }
-    lx->pos = p;
-}
-
-static struct tok next(struct lex *lx)
-{
-    skip_space(lx);
-    struct tok t = {T_EOF, lx->text + lx->pos, 0};
-    if (lx->pos >= lx->end || lx->text[lx->pos] == '\0')
-        return t;
-    const char *p = lx->text + lx->pos, *end = lx->text + lx->end;
-    unsigned char c = (unsigned char)*p++;
-    if (c == '"') {
-        while (p < end && *p != '"')
-            p += (*p == '\\' && p + 1 < end) ? 2 : 1;
-        p = p < end ? p + 1 : end;
-        t.kind = T_STR;
-    } else if (cls[c] & C_WORD) {
-        for (;;) {
-            if (p < end && (cls[(unsigned char)*p] & C_WORD))
-                p++;
-            else if (p + 2 < end && p[0] == ':' && p[1] == ':' && (cls[(unsigned char)p[2]] & C_WORD))
-                p += 2; /* a sub-space: .shared::cta */
-            else
-                break;
-        }
-        t.kind = (cls[c] & C_START) ? T_WORD : T_NUM;
-    } else {
-        t.kind = T_PUNCT;
-    }
-    lx->pos = (size_t)(p - lx->text);
-    t.n = (size_t)(p - t.s);
-    return t;
-}
-
-static void skip_line(struct lex *lx)
-{
-    const char *nl = memchr(lx->text + lx->pos, '\n', lx->end - lx->pos);
-    lx->pos = nl ? (size_t)(nl - lx->text) : lx->end;
-}
-
-static int is_punct(const struct tok *t, char c)
-{
-    return t->kind == T_PUNCT && t->s[0] == c;
+    return t->kind == GT_PTX_PUNCT && t->s[0] == c;
 }
 
 static int is(const char *s, size_t n, const char *word)
@@ -152,7 +61,7 @@ static int is(const char *s, size_t n, const char *word)
 
 /* An integer literal: decimal, 0x hexadecimal, 0b binary or 0 octal, with
  * an optional U.  Floating-point ones (0f3F800000) and overflow are not. */
-static int integer(const struct tok *t, uint64_t *v)
+static int integer(const struct gt_ptx_tok *t, uint64_t *v)
 {
     const char *s = t->s;
     size_t n = t->n, i = 0;
@@ -292,14 +201,14 @@ struct range {
 };
 
 struct dec {
-    struct lex lx;
+    struct gt_ptx_lex lx;
     const struct gt_ptx_func *f;
     const struct gt_ptxcost_launch *l;
     struct table regs, labels;
     VEC(struct insn) insns;
     VEC(uint32_t) ops;
     VEC(struct slot) slots;
-    VEC(struct tok) toks;     /* the current statement's, after its opcode */
+    VEC(struct gt_ptx_tok) toks;     /* the current statement's, after its opcode */
     VEC(struct fixup) fixups;
     uint32_t first_reg;
     int oom;
@@ -337,7 +246,7 @@ static uint32_t new_slot(struct dec *D, uint64_t v, int known)
 
 /* Registers by name, on first use: scopes are ignored, and names that are
  * variables, parameters or functions become registers never written. */
-static uint32_t reg_slot(struct dec *D, const struct tok *t)
+static uint32_t reg_slot(struct dec *D, const struct gt_ptx_tok *t)
 {
     uint32_t v;
     if (table_get(&D->regs, t->s, t->n, &v))
@@ -348,13 +257,13 @@ static uint32_t reg_slot(struct dec *D, const struct tok *t)
     return v;
 }
 
-static uint32_t dest_slot(struct dec *D, const struct tok *t)
+static uint32_t dest_slot(struct dec *D, const struct gt_ptx_tok *t)
 {
     uint32_t s = reg_slot(D, t);
     return s < D->first_reg ? SLOT_SINK : s;
 }
 
-static uint32_t imm_slot(struct dec *D, const struct tok *t, int negate)
+static uint32_t imm_slot(struct dec *D, const struct gt_ptx_tok *t, int negate)
 {
     uint64_t v;
     if (!integer(t, &v))
@@ -439,7 +348,7 @@ static void parse_part(struct opc *o, const char *p, size_t n)
             o->parts |= named[i].part;
 }
 
-static void parse_opcode(const struct tok *t, struct opc *o)
+static void parse_opcode(const struct gt_ptx_tok *t, struct opc *o)
 {
     memset(o, 0, sizeof *o);
     o->base = t->s;
@@ -469,9 +378,9 @@ static void skip_statement(struct dec *D)
 {
     unsigned depth = 0;
     for (;;) {
-        struct lex save = D->lx;
-        struct tok t = next(&D->lx);
-        if (t.kind == T_EOF || (is_punct(&t, ';') && !depth))
+        struct gt_ptx_lex save = D->lx;
+        struct gt_ptx_tok t = gt_ptx_next(&D->lx);
+        if (t.kind == GT_PTX_EOF || (is_punct(&t, ';') && !depth))
             return;
         if (is_punct(&t, '{'))
             depth++;
@@ -490,15 +399,15 @@ static unsigned read_operands(struct dec *D, struct range *r)
     unsigned depth = 0, nest = 0, nr = 0;
     uint32_t start = 0;
     for (;;) {
-        struct lex save = D->lx;
-        struct tok t = next(&D->lx);
-        if (t.kind == T_EOF || (is_punct(&t, ';') && !depth))
+        struct gt_ptx_lex save = D->lx;
+        struct gt_ptx_tok t = gt_ptx_next(&D->lx);
+        if (t.kind == GT_PTX_EOF || (is_punct(&t, ';') && !depth))
             break;
         if (is_punct(&t, '}') && !depth) {
             D->lx = save;
             break;
         }
-        if (t.kind == T_PUNCT) {
+        if (t.kind == GT_PTX_PUNCT) {
             char c = t.s[0];
             depth += c == '{';
             depth -= c == '}';
@@ -518,7 +427,7 @@ static unsigned read_operands(struct dec *D, struct range *r)
     return nr;
 }
 
-static const struct tok *tok_at(const struct dec *D, const struct range *r, uint32_t i)
+static const struct gt_ptx_tok *tok_at(const struct dec *D, const struct range *r, uint32_t i)
 {
     return &D->toks.v[r->b + i];
 }
@@ -532,8 +441,8 @@ static uint32_t range_len(const struct range *r)
 static void push_words(struct dec *D, const struct range *r, int dest)
 {
     for (uint32_t i = r->b; i < r->e; i++) {
-        const struct tok *t = &D->toks.v[i];
-        if (t->kind == T_WORD)
+        const struct gt_ptx_tok *t = &D->toks.v[i];
+        if (t->kind == GT_PTX_WORD)
             PUSH(D, D->ops, dest ? dest_slot(D, t) : reg_slot(D, t));
     }
 }
@@ -544,15 +453,15 @@ static int simple(struct dec *D, const struct range *r, uint32_t *slot, int *neg
     uint32_t n = range_len(r);
     if (!n)
         return -1;
-    const struct tok *t = tok_at(D, r, 0);
-    *neg = n == 2 && is_punct(t, '!') && t[1].kind == T_WORD;
-    if (*neg || (n == 2 && is_punct(t, '-') && t[1].kind == T_NUM)) {
+    const struct gt_ptx_tok *t = tok_at(D, r, 0);
+    *neg = n == 2 && is_punct(t, '!') && t[1].kind == GT_PTX_WORD;
+    if (*neg || (n == 2 && is_punct(t, '-') && t[1].kind == GT_PTX_NUM)) {
         *slot = *neg ? reg_slot(D, t + 1) : imm_slot(D, t + 1, 1);
         return 0;
     }
-    if (n != 1 || (t->kind != T_WORD && t->kind != T_NUM))
+    if (n != 1 || (t->kind != GT_PTX_WORD && t->kind != GT_PTX_NUM))
         return -1;
-    *slot = t->kind == T_WORD ? reg_slot(D, t) : imm_slot(D, t, 0);
+    *slot = t->kind == GT_PTX_WORD ? reg_slot(D, t) : imm_slot(D, t, 0);
     return 0;
 }
 
@@ -562,17 +471,17 @@ static int push_dests(struct dec *D, const struct range *r, int pipe, int vec)
     uint32_t n = range_len(r);
     if (!n)
         return -1;
-    const struct tok *t = tok_at(D, r, 0);
-    if (n == 1 && t->kind == T_WORD)
+    const struct gt_ptx_tok *t = tok_at(D, r, 0);
+    if (n == 1 && t->kind == GT_PTX_WORD)
         return PUSH(D, D->ops, dest_slot(D, t));
-    if (pipe && n == 3 && t[0].kind == T_WORD && is_punct(&t[1], '|') && t[2].kind == T_WORD) {
+    if (pipe && n == 3 && t[0].kind == GT_PTX_WORD && is_punct(&t[1], '|') && t[2].kind == GT_PTX_WORD) {
         PUSH(D, D->ops, dest_slot(D, &t[0]));
         return PUSH(D, D->ops, dest_slot(D, &t[2]));
     }
     if (!vec || n < 3 || !is_punct(&t[0], '{') || !is_punct(&t[n - 1], '}'))
         return -1;
     for (uint32_t i = 1; i < n - 1; i++)
-        if (i % 2 ? t[i].kind != T_WORD : !is_punct(&t[i], ','))
+        if (i % 2 ? t[i].kind != GT_PTX_WORD : !is_punct(&t[i], ','))
             return -1;
     for (uint32_t i = 1; i < n - 1; i += 2)
         PUSH(D, D->ops, dest_slot(D, &t[i]));
@@ -585,8 +494,8 @@ static void decode_any(struct dec *D, struct insn *I, const struct opc *o, const
     D->ops.n = I->first;
     I->op = OP_ANY;
     I->flags &= F_GNEG;
-    const struct tok *first = nr && range_len(&r[0]) ? tok_at(D, &r[0], 0) : NULL;
-    int has_dest = first && (first->kind == T_WORD || is_punct(first, '{'));
+    const struct gt_ptx_tok *first = nr && range_len(&r[0]) ? tok_at(D, &r[0], 0) : NULL;
+    int has_dest = first && (first->kind == GT_PTX_WORD || is_punct(first, '{'));
     if (base_is(o, "call"))
         has_dest = first && is_punct(first, '(');
     else if (base_is(o, "bar") || base_is(o, "barrier"))
@@ -606,13 +515,13 @@ static void decode_any(struct dec *D, struct insn *I, const struct opc *o, const
 }
 
 /* [name], [name+off] or [name-off] */
-static int param_ref(const struct dec *D, const struct range *r, const struct tok **name, int64_t *off)
+static int param_ref(const struct dec *D, const struct range *r, const struct gt_ptx_tok **name, int64_t *off)
 {
     uint32_t n = range_len(r);
     if (n < 3)
         return -1;
-    const struct tok *t = tok_at(D, r, 0);
-    if (!is_punct(&t[0], '[') || t[1].kind != T_WORD || !is_punct(&t[n - 1], ']'))
+    const struct gt_ptx_tok *t = tok_at(D, r, 0);
+    if (!is_punct(&t[0], '[') || t[1].kind != GT_PTX_WORD || !is_punct(&t[n - 1], ']'))
         return -1;
     *name = &t[1];
     *off = 0;
@@ -625,7 +534,7 @@ static int param_ref(const struct dec *D, const struct range *r, const struct to
         num = 4;
     }
     uint64_t v;
-    if ((!neg && !is_punct(&t[2], '+')) || n != num + 2 || t[num].kind != T_NUM || !integer(&t[num], &v) ||
+    if ((!neg && !is_punct(&t[2], '+')) || n != num + 2 || t[num].kind != GT_PTX_NUM || !integer(&t[num], &v) ||
         v > UINT32_MAX)
         return -1;
     *off = neg ? -(int64_t)v : (int64_t)v;
@@ -633,7 +542,7 @@ static int param_ref(const struct dec *D, const struct range *r, const struct to
 }
 
 /* The launch's bytes of a kernel parameter as a constant, little-endian. */
-static uint32_t param_slot(struct dec *D, const struct tok *name, int64_t off, unsigned bytes, int sgn)
+static uint32_t param_slot(struct dec *D, const struct gt_ptx_tok *name, int64_t off, unsigned bytes, int sgn)
 {
     for (unsigned i = 0; i < D->f->nparams; i++) {
         const struct gt_ptx_param *p = &D->f->params[i];
@@ -652,7 +561,7 @@ static uint32_t param_slot(struct dec *D, const struct tok *name, int64_t off, u
 
 static int decode_ld_param(struct dec *D, struct insn *I, const struct opc *o, const struct range *r, unsigned nr)
 {
-    const struct tok *name;
+    const struct gt_ptx_tok *name;
     int64_t off;
     if (nr != 2 || param_ref(D, &r[1], &name, &off) != 0 || push_dests(D, &r[0], 0, 1) != 0)
         return -1;
@@ -723,7 +632,7 @@ static int is_blocking(const struct opc *o)
 }
 
 /* One instruction, after its guard and opcode. */
-static void decode_insn(struct dec *D, uint32_t guard, int gneg, const struct tok *op)
+static void decode_insn(struct dec *D, uint32_t guard, int gneg, const struct gt_ptx_tok *op)
 {
     struct range r[MAXOPS];
     unsigned nr = read_operands(D, r);
@@ -731,8 +640,8 @@ static void decode_insn(struct dec *D, uint32_t guard, int gneg, const struct to
     parse_opcode(op, &o);
     struct insn I = {.guard = guard, .flags = gneg ? F_GNEG : 0, .first = (uint32_t)D->ops.n};
     int done = 0;
-    if (base_is(&o, "bra") && nr == 1 && range_len(&r[0]) == 1 && tok_at(D, &r[0], 0)->kind == T_WORD) {
-        const struct tok *label = tok_at(D, &r[0], 0);
+    if (base_is(&o, "bra") && nr == 1 && range_len(&r[0]) == 1 && tok_at(D, &r[0], 0)->kind == GT_PTX_WORD) {
+        const struct gt_ptx_tok *label = tok_at(D, &r[0], 0);
         struct fixup fx = {(uint32_t)D->insns.n, label->s, label->n};
         I.op = OP_BRA;
         done = PUSH(D, D->fixups, fx) == 0;
@@ -754,22 +663,22 @@ static void decode_insn(struct dec *D, uint32_t guard, int gneg, const struct to
 }
 
 /* A statement from its first token: a guarded or plain instruction. */
-static void decode_statement(struct dec *D, struct tok t)
+static void decode_statement(struct dec *D, struct gt_ptx_tok t)
 {
     uint32_t guard = 0;
     int gneg = 0;
-    struct lex save = D->lx;
+    struct gt_ptx_lex save = D->lx;
     if (is_punct(&t, '@')) {
-        t = next(&D->lx);
+        t = gt_ptx_next(&D->lx);
         gneg = is_punct(&t, '!');
         if (gneg)
-            t = next(&D->lx);
-        if (t.kind == T_WORD)
+            t = gt_ptx_next(&D->lx);
+        if (t.kind == GT_PTX_WORD)
             guard = reg_slot(D, &t);
         save = D->lx;
-        t = next(&D->lx);
+        t = gt_ptx_next(&D->lx);
     }
-    if (t.kind != T_WORD || t.s[0] == '.' || t.s[0] == '%') {
+    if (t.kind != GT_PTX_WORD || t.s[0] == '.' || t.s[0] == '%') {
         D->lx = save;
         skip_statement(D);
         return;
@@ -780,8 +689,8 @@ static void decode_statement(struct dec *D, struct tok t)
 /* Consumes a ':' when one comes next: the word before it was a label. */
 static int colon_next(struct dec *D)
 {
-    struct lex save = D->lx;
-    struct tok c = next(&D->lx);
+    struct gt_ptx_lex save = D->lx;
+    struct gt_ptx_tok c = gt_ptx_next(&D->lx);
     if (is_punct(&c, ':'))
         return 1;
     D->lx = save;
@@ -790,11 +699,11 @@ static int colon_next(struct dec *D)
 
 static void decode_body(struct dec *D)
 {
-    struct tok t = next(&D->lx);
+    struct gt_ptx_tok t = gt_ptx_next(&D->lx);
     unsigned depth = is_punct(&t, '{');
     while (depth && !D->oom) {
-        t = next(&D->lx);
-        if (t.kind == T_EOF)
+        t = gt_ptx_next(&D->lx);
+        if (t.kind == GT_PTX_EOF)
             return;
         if (is_punct(&t, '{')) {
             depth++;
@@ -802,12 +711,12 @@ static void decode_body(struct dec *D)
             depth--;
         } else if (is_punct(&t, ';')) {
             continue;
-        } else if (t.kind == T_WORD && t.s[0] == '.') {
+        } else if (t.kind == GT_PTX_WORD && t.s[0] == '.') {
             if (is(t.s, t.n, ".loc") || is(t.s, t.n, ".file"))
-                skip_line(&D->lx);
+                gt_ptx_skip_line(&D->lx);
             else
                 skip_statement(D);
-        } else if (t.kind == T_WORD && t.s[0] != '%' && colon_next(D)) {
+        } else if (t.kind == GT_PTX_WORD && t.s[0] != '%' && colon_next(D)) {
             if (table_put(&D->labels, t.s, t.n, (uint32_t)D->insns.n) != 0)
                 D->oom = 1;
         } else {
@@ -1088,7 +997,7 @@ int gt_ptxcost(const char *ptx, size_t size, const char *entry, const struct gt_
     const struct gt_ptx_func *f = pick_entry(&m, entry, err, errlen);
     int r = f ? check_args(f, l, err, errlen) : -1;
     if (r == 0) {
-        struct dec D = {.lx = {ptx, f->end < size ? f->end : size, f->body}, .f = f, .l = l};
+        struct dec D = {.lx = {ptx, f->end < size ? f->end : size, f->body, 1}, .f = f, .l = l};
         r = run_entry(&D, out);
         if (r != 0)
             gt_errf(err, errlen, "out of memory");
