@@ -14,6 +14,7 @@
  * statement rather than guessed at. */
 #include "ptx.h"
 #include "ptxlex.h"
+#include "strtab.h"
 #include "errmsg.h"
 #include "arena.h"
 
@@ -21,20 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A string-keyed table of indices.  Slots of older generations count as
- * empty, so a per-function table is cleared by bumping the generation. */
-struct slot {
-    const char *s;
-    uint32_t n, hash, gen;
-    unsigned val;
-};
-
-struct table {
-    struct slot *slots;
-    size_t cap, count;
-    uint32_t gen;
-};
 
 struct label {
     size_t off, back;
@@ -52,7 +39,7 @@ struct parser {
     char *err;
     size_t errlen;
     int failed;
-    struct table funcs_by_name, vars_by_name, labels;
+    struct gt_strtab funcs_by_name, vars_by_name, labels;
     VEC(struct gt_ptx_func) funcs;
     VEC(struct gt_ptx_var) vars;
     VEC(unsigned) fvars;     /* variables referenced by the current function */
@@ -140,80 +127,6 @@ static uint64_t number(const struct gt_ptx_tok *t)
         v = v * base + d;
     }
     return v;
-}
-
-/* ---- tables ---- */
-
-static uint32_t hash_str(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
-static struct slot *table_find(struct table *t, const char *s, size_t n, uint32_t h)
-{
-    if (!t->cap)
-        return NULL;
-    size_t mask = t->cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        struct slot *sl = &t->slots[i];
-        if (sl->gen != t->gen)
-            return sl;
-        if (sl->hash == h && sl->n == n && memcmp(sl->s, s, n) == 0)
-            return sl;
-    }
-}
-
-static int table_get(struct table *t, const char *s, size_t n, uint32_t h, unsigned *val)
-{
-    struct slot *sl = table_find(t, s, n, h);
-    if (!sl || sl->gen != t->gen)
-        return 0;
-    *val = sl->val;
-    return 1;
-}
-
-static int table_resize(struct table *t)
-{
-    size_t cap = t->cap ? t->cap * 2 : 64;
-    struct slot *old = t->slots;
-    size_t oldcap = t->cap;
-    uint32_t gen = t->gen;
-    t->slots = calloc(cap, sizeof *t->slots);
-    if (!t->slots) {
-        t->slots = old;
-        return -1;
-    }
-    t->cap = cap;
-    t->gen = 1;
-    for (size_t i = 0; i < oldcap; i++) {
-        if (old[i].gen == gen) {
-            struct slot *sl = table_find(t, old[i].s, old[i].n, old[i].hash);
-            *sl = old[i];
-            sl->gen = 1;
-        }
-    }
-    free(old);
-    return 0;
-}
-
-static int table_put(struct table *t, const char *s, size_t n, uint32_t h, unsigned val)
-{
-    if ((t->count + 1) * 2 > t->cap && table_resize(t) != 0)
-        return -1;
-    struct slot *sl = table_find(t, s, n, h);
-    if (sl->gen != t->gen)
-        t->count++;
-    *sl = (struct slot){s, (uint32_t)n, h, t->gen, val};
-    return 0;
-}
-
-static void table_clear(struct table *t)
-{
-    t->gen++;
-    t->count = 0;
 }
 
 /* ---- declarations ---- */
@@ -314,9 +227,9 @@ static int skip_initializer(struct parser *P)
 
 static int add_var(struct parser *P, const struct gt_ptx_tok *name, struct gt_ptx_var *v)
 {
-    uint32_t h = hash_str(name->s, name->n);
+    uint32_t h = gt_strtab_hash(name->s, name->n);
     unsigned idx = 0;
-    if (table_get(&P->vars_by_name, name->s, name->n, h, &idx)) {
+    if (gt_strtab_get(&P->vars_by_name, name->s, name->n, h, &idx)) {
         /* An extern declaration followed by the definition: keep one. */
         if (!v->is_extern)
             P->vars.v[idx] = *v;
@@ -324,7 +237,7 @@ static int add_var(struct parser *P, const struct gt_ptx_tok *name, struct gt_pt
     }
     if (PUSH(P, P->vars, *v) != 0 || PUSH(P, P->marks, 0u) != 0)
         return -1;
-    if (table_put(&P->vars_by_name, name->s, name->n, h, (unsigned)(P->vars.n - 1)) != 0)
+    if (gt_strtab_put(&P->vars_by_name, name->s, name->n, h, (unsigned)(P->vars.n - 1)) != 0)
         return oom(P);
     return 0;
 }
@@ -508,8 +421,8 @@ static struct gt_ptx_tok parse_perf(struct parser *P, struct gt_ptx_func *f, str
 
 static int func_index(struct parser *P, const struct gt_ptx_tok *name, int is_entry, unsigned *idx)
 {
-    uint32_t h = hash_str(name->s, name->n);
-    if (table_get(&P->funcs_by_name, name->s, name->n, h, idx))
+    uint32_t h = gt_strtab_hash(name->s, name->n);
+    if (gt_strtab_get(&P->funcs_by_name, name->s, name->n, h, idx))
         return 0;
     struct gt_ptx_func f = {0};
     f.name = gt_arena_strndup(P->m->arena, name->s, name->n);
@@ -520,7 +433,7 @@ static int func_index(struct parser *P, const struct gt_ptx_tok *name, int is_en
     if (PUSH(P, P->funcs, f) != 0 || PUSH(P, P->fmarks, 0u) != 0)
         return -1;
     *idx = (unsigned)(P->funcs.n - 1);
-    return table_put(&P->funcs_by_name, name->s, name->n, h, *idx) ? oom(P) : 0;
+    return gt_strtab_put(&P->funcs_by_name, name->s, name->n, h, *idx) ? oom(P) : 0;
 }
 
 /* ---- bodies ---- */
@@ -537,17 +450,17 @@ static int note_loop(struct parser *P, unsigned label, size_t at)
  * a module variable, or a function. */
 static int note_reference(struct parser *P, const struct gt_ptx_tok *t, unsigned self)
 {
-    uint32_t h = hash_str(t->s, t->n);
+    uint32_t h = gt_strtab_hash(t->s, t->n);
     unsigned idx = 0;
-    if (table_get(&P->labels, t->s, t->n, h, &idx))
+    if (gt_strtab_get(&P->labels, t->s, t->n, h, &idx))
         return note_loop(P, idx, t->off);
-    if (table_get(&P->vars_by_name, t->s, t->n, h, &idx)) {
+    if (gt_strtab_get(&P->vars_by_name, t->s, t->n, h, &idx)) {
         if (P->marks.v[idx] == self + 1)
             return 0;
         P->marks.v[idx] = self + 1;
         return PUSH(P, P->fvars, idx);
     }
-    if (table_get(&P->funcs_by_name, t->s, t->n, h, &idx)) {
+    if (gt_strtab_get(&P->funcs_by_name, t->s, t->n, h, &idx)) {
         if (P->fmarks.v[idx] == self + 1)
             return 0;
         P->fmarks.v[idx] = self + 1;
@@ -576,8 +489,8 @@ static int label_definition(struct parser *P, const struct gt_ptx_tok *name, uns
     struct label l = {name->off, 0, name->line, 0, name->s, name->n};
     if (PUSH(P, P->flabels, l) != 0)
         return -1;
-    uint32_t h = hash_str(name->s, name->n);
-    return table_put(&P->labels, name->s, name->n, h, (unsigned)(P->flabels.n - 1)) ? oom(P) : 0;
+    uint32_t h = gt_strtab_hash(name->s, name->n);
+    return gt_strtab_put(&P->labels, name->s, name->n, h, (unsigned)(P->flabels.n - 1)) ? oom(P) : 0;
 }
 
 /* ---- what instructions need of other threads ---- */
@@ -769,7 +682,7 @@ static int parse_body(struct parser *P, unsigned idx, size_t body_off)
         return fail(P, "line %u: %s is defined twice", P->lx.line, P->funcs.v[idx].name);
     P->fvars.n = P->fcalls.n = P->flabels.n = P->fbarriers.n = 0;
     P->fuses = 0;
-    table_clear(&P->labels);
+    gt_strtab_clear(&P->labels);
     P->funcs.v[idx].is_extern = 0;
     P->funcs.v[idx].body = body_off;
     if (scan_body(P, idx) != 0)
@@ -980,9 +893,9 @@ static int publish(struct parser *P)
 
 static void parser_free(struct parser *P)
 {
-    free(P->funcs_by_name.slots);
-    free(P->vars_by_name.slots);
-    free(P->labels.slots);
+    gt_strtab_free(&P->funcs_by_name);
+    gt_strtab_free(&P->vars_by_name);
+    gt_strtab_free(&P->labels);
     free(P->funcs.v);
     free(P->vars.v);
     free(P->fvars.v);

@@ -26,6 +26,7 @@
 #include "errmsg.h"
 #include "ptx.h"
 #include "ptxlex.h"
+#include "strtab.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,64 +90,16 @@ static int integer(const struct gt_ptx_tok *t, uint64_t *v)
     return 1;
 }
 
-/* ---- a string-keyed table of indices ---- */
+/* ---- names (strtab.c) ---- */
 
-struct entry {
-    const char *s;      /* NULL: empty */
-    uint32_t n, hash, val;
-};
-
-struct table {
-    struct entry *e;
-    size_t cap, count;
-};
-
-static uint32_t hash_str(const char *s, size_t n)
+static int table_get(struct gt_strtab *t, const char *s, size_t n, uint32_t *val)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    return gt_strtab_get(t, s, n, gt_strtab_hash(s, n), val);
 }
 
-static struct entry *table_find(const struct table *t, const char *s, size_t n, uint32_t h)
+static int table_put(struct gt_strtab *t, const char *s, size_t n, uint32_t val)
 {
-    size_t mask = t->cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        struct entry *e = &t->e[i];
-        if (!e->s || (e->hash == h && e->n == n && memcmp(e->s, s, n) == 0))
-            return e;
-    }
-}
-
-static int table_get(const struct table *t, const char *s, size_t n, uint32_t *val)
-{
-    if (!t->cap)
-        return 0;
-    const struct entry *e = table_find(t, s, n, hash_str(s, n));
-    if (!e->s)
-        return 0;
-    *val = e->val;
-    return 1;
-}
-
-static int table_put(struct table *t, const char *s, size_t n, uint32_t val)
-{
-    if ((t->count + 1) * 2 > t->cap) {
-        struct table bigger = {calloc(t->cap ? t->cap * 2 : 64, sizeof *t->e), t->cap ? t->cap * 2 : 64, t->count};
-        if (!bigger.e)
-            return -1;
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->e[i].s)
-                *table_find(&bigger, t->e[i].s, t->e[i].n, t->e[i].hash) = t->e[i];
-        free(t->e);
-        *t = bigger;
-    }
-    uint32_t h = hash_str(s, n);
-    struct entry *e = table_find(t, s, n, h);
-    t->count += !e->s;
-    *e = (struct entry){s, (uint32_t)n, h, val};
-    return 0;
+    return gt_strtab_put(t, s, n, gt_strtab_hash(s, n), val);
 }
 
 /* ---- instructions ---- */
@@ -204,7 +157,7 @@ struct dec {
     struct gt_ptx_lex lx;
     const struct gt_ptx_func *f;
     const struct gt_ptxcost_launch *l;
-    struct table regs, labels;
+    struct gt_strtab regs, labels;
     VEC(struct insn) insns;
     VEC(uint32_t) ops;
     VEC(struct slot) slots;
@@ -1001,8 +954,8 @@ int gt_ptxcost(const char *ptx, size_t size, const char *entry, const struct gt_
         r = run_entry(&D, out);
         if (r != 0)
             gt_errf(err, errlen, "out of memory");
-        free(D.regs.e);
-        free(D.labels.e);
+        gt_strtab_free(&D.regs);
+        gt_strtab_free(&D.labels);
         free(D.insns.v);
         free(D.ops.v);
         free(D.slots.v);
