@@ -6,6 +6,7 @@
  * may refer to them (constraints, geometry, baseline, independence).
  * Every mistake becomes one message at the byte that caused it. */
 #include "keys.h"
+#include "strategy.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,12 +18,8 @@
 #include <unistd.h>
 
 #define MAX_VALUES 65536
+#define MAX_STRATEGIES 32   /* auto and the strategies of strategy.c's table, at most */
 
-const char *const gt_policy_strategies[] = {
-    "auto", "exhaustive", "random", "greedy", "hillclimb", "anneal", "evolution", "predictor", "tree", "pareto",
-    "pareto-tree",
-};
-const size_t gt_policy_nstrategies = sizeof gt_policy_strategies / sizeof gt_policy_strategies[0];
 
 enum { K_KERNEL = 1, K_DEFAULTS = 2, K_BOTH = 3 };
 
@@ -872,9 +869,16 @@ static void apply_tune(struct ctx *c, const struct gt_raw *r, const char *arg, c
 static void apply_strategy(struct ctx *c, const struct gt_raw *r, const char *arg, const struct key *k)
 {
     (void)arg, (void)k;
-    int i = choice(c, r, gt_policy_strategies, gt_policy_nstrategies, "a strategy (auto, exhaustive, random, greedy, "
-                   "hillclimb, anneal, evolution, predictor, tree, pareto or pareto-tree)");
-    if (i >= 0 && !(c->sec->set.strategy = strdup(gt_policy_strategies[i])))
+    const char *names[MAX_STRATEGIES] = {"auto"};
+    size_t n = 1;
+    while (n < MAX_STRATEGIES && (names[n] = gt_strategy_names(n - 1)) != NULL)
+        n++;
+    char what[512] = "a strategy (";
+    size_t at = strlen(what);
+    gt_strategy_list(what + at, sizeof what - at - 1);
+    strcat(what, ")");
+    int i = choice(c, r, names, n, what);
+    if (i >= 0 && !(c->sec->set.strategy = strdup(names[i])))
         nomem(c, r);
 }
 

@@ -23,7 +23,7 @@ struct gt_kv {
  * Integers are -1 and reals negative while unset; strategy is NULL. */
 struct gt_settings {
     int tune;                  /* 0 or 1 */
-    char *strategy;            /* one of gt_policy_strategies */
+    char *strategy;            /* a name gt_strategy_new takes (strategy.h) */
     struct gt_kv *sparams;     /* strategy.NAME = VALUE, for the strategy to read */
     size_t nsparams;
     int64_t budget_trials;
@@ -92,9 +92,6 @@ struct gt_policy {
     size_t nfiles;
     struct gt_settings unnamed;    /* for kernels no section names: the [defaults] merged */
 };
-
-extern const char *const gt_policy_strategies[];
-extern const size_t gt_policy_nstrategies;
 
 struct gt_policy *gt_policy_new(void);
 void gt_policy_free(struct gt_policy *p);

@@ -337,8 +337,7 @@ static int known_params(const struct gt_strategy *st, char *err, size_t errlen)
     return 0;
 }
 
-/* "auto, exhaustive, … or tree": the names gt_strategy_new takes. */
-static void list_names(char *buf, size_t len)
+void gt_strategy_list(char *buf, size_t len)
 {
     size_t n = sizeof searches / sizeof *searches, at = (size_t)snprintf(buf, len, "auto");
     for (size_t i = 0; i < n && at < len; i++)
@@ -353,7 +352,7 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
     const struct gt_search *impl = is_auto ? NULL : find(name);
     if (!is_auto && !impl) {
         char names[256];
-        list_names(names, sizeof names);
+        gt_strategy_list(names, sizeof names);
         snprintf(err, errlen, "there is no strategy '%s'; use %s", name, names);
         return NULL;
     }

@@ -63,6 +63,8 @@ const char *gt_strategy_name(const struct gt_strategy *st);
 /* The i-th strategy that can be asked for by name, NULL past the last
  * (auto is not one of them: it picks one). */
 const char *gt_strategy_names(size_t i);
+/* "auto, exhaustive, … or pareto-tree": every name gt_strategy_new takes. */
+void gt_strategy_list(char *buf, size_t len);
 /* Valid configurations besides the default (a lower bound for spaces too
  * large to list). */
 uint64_t gt_strategy_space_size(const struct gt_strategy *st);
