@@ -12,6 +12,7 @@
 #include "apply.h"
 #include "cachefile.h"
 #include "demangle.h"
+#include "direct.h"
 #include "hash.h"
 #include "plan.h"
 #include "session.h"
@@ -19,6 +20,7 @@
 
 #include "gputune.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,25 +183,24 @@ static void take_cached(struct gt_apply *a, struct gt_plan *p)
         if (e->image != image || e->arch != p->arch.sm || e->driver != p->driver || strcmp(e->kernel, p->k->name) ||
             strcmp(e->device, p->device))
             continue;
-        struct gt_centry *v = realloc(p->cached, (p->ncached + 1) * sizeof *v);
-        if (!v || gt_centry_copy(&v[p->ncached], e) != 0)
+        long at = gt_plan_add_cached(p, e);
+        if (at < 0)
             break;
-        p->cached = v;
-        p->ncached++;
         uint32_t *cfg = calloc(p->space->ndims + 1, sizeof *cfg);
         char err[512];
         struct gt_choice *ch = NULL;
         uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
         if (!cfg || gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
             gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
-        else if (is_original(p, cfg))
-            gt_plan_mark_done(p, sig); /* tuned, and nothing beat the original */
+        else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
+            gt_plan_mark_done(p, sig); /* nothing beat the original, in the trials or in the application */
         else
             ch = gt_plan_choose(p, sig, e->signature, cfg, "the cache");
         if (ch) {
             snprintf(ch->cubin, sizeof ch->cubin, "%s", e->cubin ? e->cubin : "");
             ch->time_us = e->time_us;
             ch->baseline_us = e->baseline_us;
+            ch->entry = at;
         }
         free(cfg);
     }
@@ -229,6 +230,7 @@ static struct gt_plan *decide(struct gt_apply *a, struct gt_kernel *k)
     const char *config = forced_config(a, k->name, name);
     const struct gt_section *sec = a->policy ? gt_policy_find(a->policy, k->name, name) : NULL;
     struct gt_plan *p = NULL;
+    struct gt_choice *ch;
     char err[512];
     if (sec && sec->errors)
         gt_warn("kernel %s: its policy section has errors; running the original", name);
@@ -239,7 +241,8 @@ static struct gt_plan *decide(struct gt_apply *a, struct gt_kernel *k)
         gt_warn("kernel %s: configuration '%s' does not fit its space: %s; running the original", name, config, err);
         gt_plan_free(p);
         p = NULL;
-    } else if (cfg && gt_plan_choose(p, 0, NULL, cfg, "GPUTUNE_FORCE")) {
+    } else if (cfg && (ch = gt_plan_choose(p, 0, NULL, cfg, "GPUTUNE_FORCE")) != NULL) {
+        ch->guarded = 0; /* a configuration tried by hand runs as asked */
         gt_info("kernel %s: applying configuration '%s' (GPUTUNE_FORCE)", name, config);
     }
     free(cfg);
@@ -316,5 +319,90 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     pthread_mutex_unlock(&p->lock);
     if (tune)
         return gt_session_tune(p, hd, c, sig, signature, r);
-    return ch && !ch->failed ? gt_plan_run(p, ch, hd, c, r) : 0;
+    if (ch && gt_plan_runs(ch))
+        return gt_plan_run(p, ch, hd, c, r);
+    gt_direct_restore(hd);
+    return 0;
+}
+
+/* ---- at exit: what the guards measured ---- */
+
+struct guard_sum {
+    int kept, dropped, unchecked;
+    double saved_us, orig_us; /* over the kept configurations' launches */
+    unsigned long launches;
+    struct gt_centry *changed; /* cache entries whose verdict is new */
+    size_t nchanged;
+};
+
+static void note_verdict(struct guard_sum *sum, struct gt_plan *p, const struct gt_choice *ch)
+{
+    const struct gt_guard *g = &ch->guard;
+    int v = g->verdict == GT_GUARD_KEPT ? GT_CENTRY_KEPT : GT_CENTRY_DROPPED;
+    double speedup = 1 / g->ratio;
+    if (ch->entry < 0 || (size_t)ch->entry >= p->ncached)
+        return;
+    struct gt_centry *e = &p->cached[ch->entry];
+    if (e->guard == v && fabs(e->guard_speedup - speedup) < 0.05 * speedup)
+        return;
+    struct gt_centry *n = realloc(sum->changed, (sum->nchanged + 1) * sizeof *n);
+    if (!n)
+        return;
+    sum->changed = n;
+    if (gt_centry_copy(&n[sum->nchanged], e) != 0)
+        return;
+    n[sum->nchanged].guard = v;
+    n[sum->nchanged++].guard_speedup = speedup;
+}
+
+static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
+{
+    pthread_mutex_lock(&p->lock);
+    for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
+        if (!ch->guarded || ch->failed || !atomic_load(&ch->launches))
+            continue;
+        pthread_mutex_lock(&ch->guard.lock);
+        const struct gt_guard *g = &ch->guard;
+        if (g->verdict == GT_GUARD_CHECKING) {
+            sum->unchecked++;
+        } else {
+            note_verdict(sum, p, ch);
+            if (g->verdict == GT_GUARD_DROPPED) {
+                sum->dropped++;
+            } else {
+                unsigned long n = atomic_load(&ch->launches);
+                sum->kept++;
+                sum->launches += n;
+                sum->orig_us += (double)n * g->med[0];
+                sum->saved_us += (double)n * (g->med[0] - g->med[1]);
+            }
+        }
+        pthread_mutex_unlock(&ch->guard.lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Says what the applied configurations did on the application's own
+ * launches and records new verdicts in the cache file. */
+void gt_apply_exit(void)
+{
+    struct guard_sum sum = {0};
+    char err[1024];
+    pthread_mutex_lock(&gt.reg.lock);
+    for (struct gt_kernel *k = gt.reg.kernels; k; k = k->next)
+        if (atomic_load(&k->planned) > 0)
+            sum_plan(&sum, k->plan);
+    pthread_mutex_unlock(&gt.reg.lock);
+    if (sum.kept + sum.dropped + sum.unchecked)
+        gt_info("in the application: %d applied configuration%s measured faster on its own launches and kept "
+                "(%.2fx over their %lu launches, %.1f ms of GPU time saved), %d dropped as not faster, %d not "
+                "measured (too few launches)", sum.kept, sum.kept == 1 ? "" : "s",
+                sum.orig_us > sum.saved_us ? sum.orig_us / (sum.orig_us - sum.saved_us) : 1.0, sum.launches,
+                sum.saved_us / 1e3, sum.dropped, sum.unchecked);
+    if (sum.nchanged && gt.app.cache_path[0] &&
+        gt_cache_save(gt.app.cache_path, gt.app.binary, sum.changed, sum.nchanged, err, sizeof err) != 0)
+        gt_warn("the verdicts measured on the application's launches are not kept: %s", err);
+    for (size_t i = 0; i < sum.nchanged; i++)
+        gt_centry_clear(&sum.changed[i]);
+    free(sum.changed);
 }

@@ -53,5 +53,6 @@ int gt_call_per_thread(const struct gt_call *c);
  * whichever way the launch passed it; NULL when it passed none. */
 const unsigned char *gt_call_arg(const struct gt_call *c, const struct gt_kernel *k, int i);
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r);
+void gt_apply_exit(void);
 
 #endif

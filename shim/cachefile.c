@@ -158,6 +158,22 @@ static char *trim(char *s)
     return s;
 }
 
+/* `kept 1.083` or `dropped 0.970`: the verdict and the speed-up it saw. */
+static int parse_guard(struct gt_centry *e, const char *val)
+{
+    static const char *const words[] = {[GT_CENTRY_KEPT] = "kept", [GT_CENTRY_DROPPED] = "dropped"};
+    for (int i = GT_CENTRY_KEPT; i <= GT_CENTRY_DROPPED; i++) {
+        size_t n = strlen(words[i]);
+        char *end = NULL;
+        if (strncmp(val, words[i], n) != 0 || val[n] != ' ')
+            continue;
+        e->guard = i;
+        e->guard_speedup = strtod(val + n + 1, &end);
+        return end && end != val + n + 1 && !*end && e->guard_speedup > 0 ? 0 : -1;
+    }
+    return -1;
+}
+
 /* Sets one field of e; 0, or -1 for an unknown key or a bad number. */
 static int set_field(struct gt_centry *e, const char *key, const char *val)
 {
@@ -184,6 +200,8 @@ static int set_field(struct gt_centry *e, const char *key, const char *val)
         e->trials = strtol(val, &end, 10);
     else if (!strcmp(key, "space"))
         e->space = strtoull(val, &end, 10);
+    else if (!strcmp(key, "guard"))
+        return parse_guard(e, val);
     else
         return -1;
     return end && end != val && !*end ? 0 : -1;
@@ -312,6 +330,8 @@ static void write_entry(FILE *f, const struct gt_centry *e)
             id, e->kernel, (unsigned long long)e->image, e->device, e->arch, e->driver, e->signature, e->config,
             e->cubin ? e->cubin : "", e->time_us, e->baseline_us, e->trials, (unsigned long long)e->space,
             e->strategy ? e->strategy : "", e->tuned ? e->tuned : "");
+    if (e->guard != GT_CENTRY_UNCHECKED)
+        fprintf(f, "guard = %s %.3f\n", e->guard == GT_CENTRY_KEPT ? "kept" : "dropped", e->guard_speedup);
 }
 
 static int write_file(const char *path, const char *binary, const struct gt_cachefile *c, char *err, size_t errlen)

@@ -21,7 +21,11 @@ struct gt_centry {
     long trials;
     uint64_t space;    /* configurations in its space */
     char *tuned;       /* when, ISO 8601 */
+    int guard;         /* enum gt_centry_guard: what run mode measured on the application's own launches */
+    double guard_speedup; /* the original's time over the configuration's there */
 };
+
+enum gt_centry_guard { GT_CENTRY_UNCHECKED, GT_CENTRY_KEPT, GT_CENTRY_DROPPED };
 
 struct gt_cachefile {
     struct gt_centry *v;

@@ -55,10 +55,13 @@ COMPARE_AS(gt_compare_bf16, __nv_bfloat16, from_bf16)
 
 /* Before each launch of an instrumented trial, on its stream: the deadline
  * is fixed by the grid's first block (0 until then), or never comes when
- * the trial must not be cut (budget 0). */
-extern "C" __global__ void gt_arm(unsigned long long *watchdog, unsigned long long budget_ns)
+ * the trial must not be cut (budget 0).  The mark of a stop is cleared
+ * only before the first launch of a measurement (clear), so that a stop in
+ * any of its launches is still there after the last. */
+extern "C" __global__ void gt_arm(unsigned long long *watchdog, unsigned long long budget_ns, int clear)
 {
     watchdog[0] = budget_ns ? 0ull : ~0ull;
-    watchdog[1] = 0;
+    if (clear)
+        watchdog[1] = 0;
     watchdog[2] = budget_ns;
 }

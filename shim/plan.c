@@ -10,6 +10,7 @@
  * the launch path (apply.c) share these pieces. */
 #include "plan.h"
 #include "cachefile.h"
+#include "direct.h"
 #include "hash.h"
 #include "imageptx.h"
 #include "interpose.h"
@@ -117,6 +118,7 @@ void gt_plan_free(struct gt_plan *p)
     for (struct gt_choice *c = p->choices, *next; c; c = next) {
         next = c->next;
         free_variants(c->variants);
+        gt_guard_free(&c->guard);
         free(c->cfg);
         free(c);
     }
@@ -164,6 +166,9 @@ struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *si
     gt_space_format(p->space, cfg, c->config, sizeof c->config);
     gt_plan_knobs(p, cfg, &c->knobs, &c->rebuild);
     c->why = why;
+    c->guarded = 1;
+    c->entry = -1;
+    gt_guard_init(&c->guard);
     c->next = p->choices;
     p->choices = c;
     return c;
@@ -180,6 +185,24 @@ struct gt_choice *gt_plan_find(struct gt_plan *p, uint64_t sig)
             any = c;
     }
     return any;
+}
+
+/* Whether the choice runs its configuration: not given up, not dropped by its guard. */
+int gt_plan_runs(const struct gt_choice *ch)
+{
+    return !ch->failed && ch->guard.verdict != GT_GUARD_DROPPED;
+}
+
+/* Keeps a copy of a cache entry the plan's choices may refer to; its index, or -1. */
+long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e)
+{
+    struct gt_centry *v = realloc(p->cached, (p->ncached + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    p->cached = v;
+    if (gt_centry_copy(&v[p->ncached], e) != 0)
+        return -1;
+    return (long)p->ncached++;
 }
 
 void gt_plan_mark_done(struct gt_plan *p, uint64_t sig)
@@ -370,33 +393,20 @@ int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3],
     return r;
 }
 
-/* Loads a variant: the built cubin (checked against the original's
- * parameter layout), or the original image again when nothing is rebuilt. */
-int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs, int rebuild,
+/* Loads a rebuilt variant, checked against the original's parameter layout. */
+int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
                  const struct gt_jit_job *built, struct gt_variant *v, char *err, size_t errlen)
 {
     struct gt_kernel *k = hd->kernel;
-    if (rebuild) {
-        const char *name = built->lowered ? built->lowered : k->name;
-        int np = atomic_load(&k->nparams);
-        if (!built->ok) {
-            snprintf(err, errlen, "building from %s failed: %s", p->recipe.from, built->log ? built->log : "no log");
-            return -1;
-        }
-        if (np >= 0 && gt_recipe_check(built, name, k->params, np, err, errlen) != 0)
-            return -1;
-        return gt_variant_load(v, built->cubin, built->cubin_size, name, hd, knobs, p->arch.sm, err, errlen);
-    }
-    const struct gt_image *img = k->image;
-    size_t size = 0;
-    const unsigned char *code = img ? gt_image_container(img, &size) : NULL;
-    if (!code && img && (img->format == GT_FMT_CUBIN || img->format == GT_FMT_PTX))
-        code = img->bytes, size = img->size;
-    if (!code) {
-        snprintf(err, errlen, "the shim does not hold the kernel's image");
+    const char *name = built->lowered ? built->lowered : k->name;
+    int np = atomic_load(&k->nparams);
+    if (!built->ok) {
+        snprintf(err, errlen, "building from %s failed: %s", p->recipe.from, built->log ? built->log : "no log");
         return -1;
     }
-    return gt_variant_load(v, code, size, k->name, hd, knobs, p->arch.sm, err, errlen);
+    if (np >= 0 && gt_recipe_check(built, name, k->params, np, err, errlen) != 0)
+        return -1;
+    return gt_variant_load(v, built->cubin, built->cubin_size, name, hd, knobs, p->arch.sm, err, errlen);
 }
 
 static double now(void)
@@ -413,13 +423,11 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
     struct gt_variant_job vj;
     struct gt_key key;
     memset(&vj, 0, sizeof vj);
-    if (!ch->rebuild)
-        return gt_plan_load(p, hd, &ch->knobs, 0, &vj.job, v, err, errlen);
     gt_builder_open();
     /* A configuration from the cache: its cubin is in the store, nothing to compile. */
     if (ch->cubin[0] && gt.app.have_store && gt_key_parse(ch->cubin, &key) == 0 &&
         gt_jit_from_store(&gt.app.store, key, &vj.job)) {
-        int rc = gt_plan_load(p, hd, &ch->knobs, 1, &vj.job, v, err, errlen);
+        int rc = gt_plan_load(p, hd, &ch->knobs, &vj.job, v, err, errlen);
         gt_jit_job_clear(&vj.job);
         return rc;
     }
@@ -433,7 +441,7 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
     }
     double t0 = now();
     gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &vj.job);
-    int rc = gt_plan_load(p, hd, &ch->knobs, 1, &vj.job, v, err, errlen);
+    int rc = gt_plan_load(p, hd, &ch->knobs, &vj.job, v, err, errlen);
     if (rc == 0)
         gt_debug("kernel %s: variant built from %s %s(%.0f ms)", p->shown, p->recipe.from,
                  vj.job.from_store ? "out of the store " : "", (now() - t0) * 1e3);
@@ -461,10 +469,6 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
     if (!v && !ch->failed && (v = calloc(1, sizeof *v)) != NULL) {
         memcpy(v->block, block, sizeof block);
         if (load_choice(p, ch, hd, g->block, v, err, sizeof err) == 0) {
-            if (!ch->variants && ch->time_us > 0)
-                gt_info("kernel %s: launch %s runs '%s' from %s (%.2f us against %.2f us, %.2fx when tuned)",
-                        p->shown, ch->signature, ch->config, ch->why, ch->time_us, ch->baseline_us,
-                        ch->baseline_us / ch->time_us);
             v->next = ch->variants;
             ch->variants = v;
         } else {
@@ -478,9 +482,51 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
     return v;
 }
 
-/* Runs the launch with the choice's variant: its module variables mirrored
- * in and out on the launch's stream.  Returns 1 with the launch's result in
- * *r when it ran, 0 when the original must run instead. */
+/* Once per choice, at its first launch: what runs and why. */
+static void describe(struct gt_plan *p, struct gt_choice *ch)
+{
+    pthread_mutex_lock(&p->lock);
+    int first = !ch->said;
+    ch->said = 1;
+    pthread_mutex_unlock(&p->lock);
+    if (first && ch->time_us > 0)
+        gt_info("kernel %s: launch %s runs '%s' from %s (%.2f us against %.2f us, %.2fx when tuned)%s", p->shown,
+                ch->signature, ch->config, ch->why, ch->time_us, ch->baseline_us, ch->baseline_us / ch->time_us,
+                ch->guarded ? "; checking it on the application's launches" : "");
+}
+
+/* What the guard found, once, when it found it. */
+static void verdict(struct gt_plan *p, const struct gt_choice *ch)
+{
+    const struct gt_guard *g = &ch->guard;
+    double speedup = g->ratio > 0 ? 1 / g->ratio : 0;
+    if (g->verdict == GT_GUARD_KEPT)
+        gt_info("kernel %s: launch %s: '%s' is %.2fx as fast as the original on the application's own launches "
+                "(%d and %d timed); kept", p->shown, ch->signature, ch->config, speedup, g->n[1], g->n[0]);
+    else
+        gt_info("kernel %s: launch %s: '%s' is not faster than the original on the application's own launches "
+                "(%.2fx, %d and %d timed); the original runs from now on", p->shown, ch->signature, ch->config,
+                speedup, g->n[1], g->n[0]);
+}
+
+/* The configuration's launch: its variant with module variables mirrored
+ * in and out on the launch's stream, or the application's own function
+ * with its launch-time knobs. */
+static CUresult run_config(struct gt_choice *ch, struct gt_variant *v, struct gt_handle *hd,
+                           const struct gt_call *c, const struct gt_geom *g)
+{
+    if (!v)
+        return gt_direct_launch(hd, c, &ch->knobs, g);
+    int per_thread = gt_call_per_thread(c);
+    gt_variant_mirror(v, c->s, per_thread, 0);
+    CUresult r = gt_call_launch(c, v->fn, g);
+    gt_variant_mirror(v, c->s, per_thread, 1);
+    return r;
+}
+
+/* Runs the launch with the choice's configuration (or, while its guard
+ * checks it, the original every other time).  Returns 1 with the launch's
+ * result in *r when it ran, 0 when the original must run instead. */
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r)
 {
     struct gt_geom g;
@@ -489,14 +535,25 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
         gt_debug("kernel %s: %s; this launch runs the original", p->shown, err);
         return 0;
     }
-    struct gt_variant *v = gt_plan_variant(p, ch, hd, &g);
-    if (!v)
+    struct gt_variant *v = NULL;
+    if (ch->rebuild && !(v = gt_plan_variant(p, ch, hd, &g)))
         return 0;
-    int per_thread = gt_call_per_thread(c);
-    gt_variant_mirror(v, c->s, per_thread, 0);
-    *r = gt_call_launch(c, v->fn, &g);
-    gt_variant_mirror(v, c->s, per_thread, 1);
+    describe(p, ch);
+    struct gt_guard_slot *slot = NULL;
+    int checking = ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING;
+    int timed = checking && gt_guard_take(&ch->guard, &slot), per_thread = gt_call_per_thread(c);
+    int original = timed && !slot->variant;
+    if (timed)
+        gt_guard_mark(slot, 0, c->s, per_thread);
+    if (original)
+        gt_direct_restore(hd);
+    *r = original ? gt_call_launch(c, c->f, &c->g) : run_config(ch, v, hd, c, &g);
+    if (timed)
+        gt_guard_mark(slot, 1, c->s, per_thread);
+    atomic_fetch_add_explicit(&ch->launches, 1, memory_order_relaxed);
     if (*r == CUDA_SUCCESS)
-        gt_reg_note_launch(hd, &c->g, c->entry, GT_LAUNCH_APPLIED);
+        gt_reg_note_launch(hd, &c->g, c->entry, original ? 0 : GT_LAUNCH_APPLIED);
+    if (checking && gt_guard_settle(&ch->guard, timed))
+        verdict(p, ch);
     return 1;
 }

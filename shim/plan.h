@@ -3,6 +3,7 @@
 #define GT_PLAN_H
 
 #include "apply.h"
+#include "guard.h"
 #include "policy.h"
 #include "recipe.h"
 #include "variant.h"
@@ -23,7 +24,12 @@ struct gt_choice {
     const char *why;        /* GPUTUNE_FORCE, the cache, ... */
     double time_us, baseline_us; /* as tuned, 0 if unknown */
     int failed;             /* given up: the original runs */
-    struct gt_variant *variants; /* per context and block */
+    int said;               /* its first launch was described */
+    int guarded;            /* checked against the original on the application's launches (guard.c) */
+    struct gt_guard guard;
+    long entry;             /* its entry in the plan's cached entries, -1: none */
+    atomic_ulong launches;  /* launches it ran, the original's under the guard included */
+    struct gt_variant *variants; /* per context and block; none when only launch-time knobs change */
     struct gt_choice *next;
 };
 
@@ -64,12 +70,14 @@ int gt_plan_geometry(const struct gt_plan *p, const uint32_t *cfg, const struct 
 int gt_plan_recipe(struct gt_plan *p, char *err, size_t errlen);
 int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3], int watchdog,
                 struct gt_variant_job *vj);
-int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs, int rebuild,
+int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
                  const struct gt_jit_job *built, struct gt_variant *v, char *err, size_t errlen);
 void gt_plan_knobs(const struct gt_plan *p, const uint32_t *cfg, struct gt_knobs *knobs, int *rebuild);
 struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
                                    const struct gt_geom *g);
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
+int gt_plan_runs(const struct gt_choice *ch);
+long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e);
 void gt_plan_mark_done(struct gt_plan *p, uint64_t sig);
 int gt_plan_is_done(const struct gt_plan *p, uint64_t sig);
 void gt_builder_open(void);

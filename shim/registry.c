@@ -391,6 +391,8 @@ void gt_reg_note_setting(void *h, int attr, int value, int device)
     if (!hd && !(hd = gt_reg_adopt(h)))
         return;
     struct gt_kernel *k = hd->kernel;
+    if (attr == GT_SET_CACHE_CONFIG)
+        atomic_store(&hd->cache_now, 0); /* the application's own is on it again */
     pthread_mutex_lock(&k->lock);
     int i = 0;
     while (i < k->nsettings && !(k->settings[i].attr == attr && k->settings[i].device == device))

@@ -110,6 +110,7 @@ void gt_report_exit(void)
     if (gt.mode == GT_MODE_OFF || atomic_load(&gt.drv.status) <= 0)
         return;
     gt_session_report();
+    gt_apply_exit();
     if (!gt_log_enabled(GT_LOG_INFO))
         return;
     pthread_mutex_lock(&gt.reg.lock);

@@ -30,6 +30,7 @@
 #include "session.h"
 #include "cachefile.h"
 #include "devk.h"
+#include "direct.h"
 #include "estimate.h"
 #include "hash.h"
 #include "modvars.h"
@@ -57,6 +58,8 @@
 #define MIN_GAIN 0.01     /* a winner must beat the original by this fraction */
 #define DEFAULT_WD_FACTOR 2.0  /* a trial's deadline: this times the best time so far */
 #define DEFAULT_WD_FLOOR_MS 0.1 /* but never sooner */
+#define CROSS_SHORT 1.10  /* a plain build this much slower than its checked trial: the checks' times read short */
+#define CROSS_COSTLY 0.80 /* this much faster: the checks cost too much */
 
 /* ---- serializing launches while a session runs ---- */
 
@@ -149,10 +152,17 @@ struct session {
     enum gt_compare compare;
     double abs_tol, rel_tol;
     int repeat;
-    struct gt_variant *running; /* the variant a trial launches, NULL: the original */
+    struct gt_variant *running; /* the variant a trial launches, NULL: the application's own function */
+    struct gt_knobs knobs;      /* that function's launch-time knobs, when no variant runs */
     struct gt_geom geom;        /* and its geometry */
     long trials, invalid, verify_failures, aborted, estimates;
+    long checks;               /* new bests timed again without the watchdog's checks */
+    int distrusted;            /* and found another time */
+    double base_us;            /* the original's time */
     struct gt_strategy *strategy;
+    const struct gt_settings *st; /* its settings, */
+    long budget;                  /* trials */
+    uint64_t seed;                /* and seed */
     /* the watchdog */
     int watchdog;              /* enum gt_watchdog of the candidates' builds */
     double factor, floor_us;
@@ -160,6 +170,7 @@ struct session {
     struct gt_devk *devk;      /* its arming kernel */
     CUdeviceptr wd;            /* the running variant's watchdog words, 0: not instrumented */
     unsigned long long budget_ns; /* the running trial's, 0: it is not cut */
+    int fresh;                 /* the next arming starts a measurement: it clears the stopped mark */
     int noted;                 /* the instrumentation was described */
     /* where the time goes: waiting for builds, running the kernel (and
      * checking it), and in the snapshot, whose restores before each run are
@@ -176,12 +187,16 @@ struct session {
     char key[33];              /* store key of the winner's cubin */
 };
 
-/* Sets the running trial's deadline, ordered before its launch. */
+/* Sets the running trial's deadline, ordered before its launch.  The mark
+ * of a stop is cleared only at the first launch of a measurement, so that
+ * a stop in any of its repetitions is seen after the last. */
 static CUresult arm(struct session *s, CUstream stream)
 {
     CUdeviceptr wd = s->wd;
     unsigned long long budget = s->budget_ns;
-    void *args[] = {&wd, &budget};
+    int clear = s->fresh;
+    void *args[] = {&wd, &budget, &clear};
+    s->fresh = 0;
     return gt.drv.cuLaunchKernel(s->devk->fn[GT_DEVK_ARM], 1, 1, 1, 1, 1, 1, 0, stream, args, NULL);
 }
 
@@ -222,15 +237,26 @@ static void watch(struct session *s, const struct gt_variant *v, const uint32_t 
     s->budget_ns = may_cut && base > 0 ? (unsigned long long)((us > s->floor_us ? us : s->floor_us) * 1e3) : 0;
 }
 
+/* One launch as run mode makes it: the variant with its module variables
+ * copied back, or the application's own function with launch-time knobs
+ * (the original is that with none). */
 static CUresult launch_trial(void *arg, CUstream stream)
 {
     struct session *s = arg;
     (void)stream;
     if (!s->running)
-        return gt_call_launch(&s->trial, s->trial.f, &s->trial.g);
+        return gt_direct_launch(s->hd, &s->trial, &s->knobs, &s->geom);
     CUresult r = gt_call_launch(&s->trial, s->running->fn, &s->geom);
     gt_variant_mirror(s->running, s->stream, 0, 1);
     return r;
+}
+
+/* The next launches run the original. */
+static void run_original(struct session *s)
+{
+    s->running = NULL;
+    s->knobs = (struct gt_knobs){.cache = GT_CACHE_DEFAULT, .carveout = GT_CARVEOUT_DEFAULT};
+    s->geom = s->c->g;
 }
 
 static const struct gt_settings *settings(const struct gt_plan *p)
@@ -357,7 +383,7 @@ static void collect(struct session *s)
 static int reference(struct session *s, char *why, size_t len)
 {
     struct gt_diff d;
-    s->running = NULL;
+    run_original(s);
     CUresult r = restore(s, s->stream);
     if (r == CUDA_SUCCESS)
         r = launch_trial(s, s->stream);
@@ -503,24 +529,75 @@ static enum gt_trial_status aborted(struct session *s, const char *cfgtext, doub
     return GT_TRIAL_ABORTED;
 }
 
+/* The shim's own copies around a variant's launch, which run mode makes at
+ * every launch: its module variables in and the writable ones back. */
+static CUresult mirror_both(void *arg, CUstream stream)
+{
+    const struct session *s = arg;
+    gt_variant_mirror(s->running, stream, 0, 0);
+    gt_variant_mirror(s->running, stream, 0, 1);
+    return CUDA_SUCCESS;
+}
+
+/* What the copies cost a launch of the running variant, in us. */
+static double mirror_cost(struct session *s)
+{
+    if (!s->running || !s->running->nvars)
+        return 0;
+    double us = gt_timer_events(mirror_both, s, s->stream, 3);
+    return us > 0 ? us : 0;
+}
+
+/* Makes c's configuration the one trials launch: a loaded variant v, or the
+ * application's own function with launch-time knobs. */
+static void run_candidate(struct session *s, const struct candidate *c, struct gt_variant *v)
+{
+    s->running = c->rebuild ? v : NULL;
+    s->knobs = c->knobs;
+    s->wd = 0;
+    if (c->rebuild)
+        watch(s, v, c->cfg, c->may_cut);
+}
+
+/* Times a candidate that ran once and matched the reference: its median
+ * over the repetitions, with what run mode adds to each launch of it. */
+static enum gt_trial_status time_candidate(struct session *s, const char *cfgtext, double *us)
+{
+    double t[64];
+    CUresult r;
+    s->fresh = 1;
+    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, s->repeat < 64 ? s->repeat : 64, t, &r);
+    if (n > 0 && cut_short(s))
+        return aborted(s, cfgtext, gt_median(t, n), us);
+    if (n <= 0) {
+        gt_debug("kernel %s: '%s' could not be timed: %s", s->p->shown, cfgtext,
+                 r != CUDA_SUCCESS ? gt_cu_error(r) : "no time was read");
+        return GT_TRIAL_INVALID;
+    }
+    *us = gt_median(t, n) + mirror_cost(s);
+    return GT_TRIAL_OK;
+}
+
 /* Loads, checks and times one candidate: GT_TRIAL_OK with its median in
  * *us, GT_TRIAL_ABORTED with how long it ran, or GT_TRIAL_INVALID.  The
  * first run is timed too, for when it is cut short.  quiet: a candidate
- * measured again, neither logged nor recorded. */
+ * measured again, neither logged nor recorded.  A configuration of
+ * launch-time knobs alone runs the application's own function, as run mode
+ * does. */
 static enum gt_trial_status trial(struct session *s, struct candidate *c, const struct gt_jit_job *built, int quiet,
                                   double *us)
 {
     char why[1024], cfgtext[512];
     struct gt_variant v = {0};
     struct gt_diff d;
-    double t[64], t0 = now();
+    double t[1], t0 = now();
     CUresult r;
     enum gt_trial_status st = GT_TRIAL_INVALID;
     const char *outcome = "failed";
     *us = -1;
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
     if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
-        gt_plan_load(s->p, s->hd, &c->knobs, c->rebuild, built, &v, why, sizeof why) != 0) {
+        (c->rebuild && gt_plan_load(s->p, s->hd, &c->knobs, built, &v, why, sizeof why) != 0)) {
         gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
         if (!quiet)
             record(s, cfgtext, "invalid", -1, c->build_s, NULL);
@@ -528,8 +605,8 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
     }
     struct gt_estimate est;
     const struct gt_estimate *e = !quiet && trials_file() ? estimate(s, c, &v, built, cfgtext, &est) : NULL;
-    s->running = &v;
-    watch(s, &v, c->cfg, c->may_cut);
+    run_candidate(s, c, &v);
+    s->fresh = 1;
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
     if (r != CUDA_SUCCESS) {
         gt_debug("kernel %s: '%s' failed to run: %s", s->p->shown, cfgtext, gt_cu_error(r));
@@ -546,25 +623,21 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
                     s->p->shown, cfgtext, d.buffer, s->snap.v[d.buffer].size / 1048576.0,
                     (unsigned long long)s->snap.v[d.buffer].base, d.index, d.count);
     } else {
-        int reps = s->repeat < 64 ? s->repeat : 64;
-        n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, t, &r);
-        if (n > 0 && cut_short(s))
-            st = aborted(s, cfgtext, gt_median(t, n), us);
-        else if (n > 0)
-            st = GT_TRIAL_OK, *us = gt_median(t, n);
+        st = time_candidate(s, cfgtext, us);
     }
     if (st != GT_TRIAL_INVALID)
         outcome = st == GT_TRIAL_OK ? "ok" : "cut";
     if (!quiet)
         record(s, cfgtext, outcome, *us, c->build_s, e);
-    s->running = NULL;
+    run_original(s);
     s->wd = 0;
-    gt_variant_unload(&v);
+    if (c->rebuild)
+        gt_variant_unload(&v);
     s->t_run += now() - t0;
     return st;
 }
 
-/* A candidate the strategy only wants estimated: loaded, not run. */
+/* A candidate the strategy only wants estimated: built and loaded, not run. */
 static void estimate_only(struct session *s, struct candidate *c)
 {
     char why[1024], cfgtext[512];
@@ -573,8 +646,10 @@ static void estimate_only(struct session *s, struct candidate *c)
     const struct gt_estimate *e = NULL;
     double t0 = now();
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
-    if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
-        gt_plan_load(s->p, s->hd, &c->knobs, c->rebuild, &c->vj.job, &v, why, sizeof why) != 0) {
+    if (!c->rebuild) {
+        e = estimate(s, c, &v, &c->vj.job, cfgtext, &est);
+    } else if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
+               gt_plan_load(s->p, s->hd, &c->knobs, &c->vj.job, &v, why, sizeof why) != 0) {
         gt_debug("kernel %s: '%s' not estimated: %s", s->p->shown, cfgtext, why);
     } else {
         e = estimate(s, c, &v, &c->vj.job, cfgtext, &est);
@@ -610,6 +685,97 @@ static void describe_checks(struct session *s, const struct gt_jit_job *job)
     s->noted = 1;
     gt_debug("kernel %s: watchdog (%s): %s", s->p->shown, job->watchdog == GT_WATCHDOG_ENTRY ? "entry" : "loops",
              job->watch.note);
+}
+
+/* A configuration built with the watchdog's checks that reads a new best
+ * time is run again built without them: a kernel whose checked build runs
+ * another pace than its plain one (plain more than CROSS_SHORT times the
+ * checked time: the checked times read short; under CROSS_COSTLY times:
+ * the checks cost too much) has its trials go on without the checks, or
+ * with the entry check only.  Returns 1 when the watchdog's times were
+ * found untrue; the plain build joins the best few otherwise. */
+static int cross_check(struct session *s, struct candidate *c, double us)
+{
+    struct candidate plain = {.cfg = c->cfg, .knobs = c->knobs, .rebuild = 1};
+    char cfgtext[512];
+    double t = -1, t0 = now();
+    if (gt_plan_job(s->p, c->cfg, s->c->g.block, GT_WATCHDOG_OFF, &plain.vj) != 0)
+        return 0;
+    gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &plain.vj.job);
+    s->t_compile += now() - t0;
+    int ok = trial(s, &plain, &plain.vj.job, 1, &t) == GT_TRIAL_OK;
+    double ratio = ok ? t / us : 1;
+    s->checks += ok;
+    if (ratio <= CROSS_SHORT && ratio >= CROSS_COSTLY) {
+        if (ok)
+            keep_best(s, &plain, t);
+        gt_variant_job_free(&plain.vj);
+        return 0;
+    }
+    gt_variant_job_free(&plain.vj);
+    gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
+    int was = s->watchdog;
+    s->watchdog = ratio < CROSS_COSTLY && was == GT_WATCHDOG_LOOPS ? GT_WATCHDOG_ENTRY : GT_WATCHDOG_OFF;
+    s->distrusted = 1;
+    gt_info("kernel %s: '%s' runs %.1f us built without the watchdog's checks and %.1f us with them (%.2fx); "
+            "trials of this kernel go on with %s", s->p->shown, cfgtext, t, us, ratio,
+            s->watchdog == GT_WATCHDOG_ENTRY ? "the entry check only" : "no checks");
+    return 1;
+}
+
+/* Tries (or estimates) one candidate and tells the strategy; returns 1
+ * when the trial showed the watchdog's times untrue. */
+static int try_candidate(struct session *s, struct candidate *c, double deadline)
+{
+    double us = -1;
+    if (c->estimate) {
+        if (now() < deadline)
+            estimate_only(s, c);
+        else
+            gt_strategy_estimated(s->strategy, c->cfg, NULL);
+        return 0;
+    }
+    enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
+    s->trials++;
+    s->invalid += st == GT_TRIAL_INVALID;
+    int best = st == GT_TRIAL_OK && (s->best_us <= 0 || us < s->best_us);
+    if (best && c->rebuild && c->vj.job.watchdog && cross_check(s, c, us))
+        return 1;
+    gt_strategy_report(s->strategy, c->cfg, us, st);
+    if (st == GT_TRIAL_OK && !(best && c->rebuild && c->vj.job.watchdog))
+        keep_best(s, c, us);
+    if (best)
+        s->best_us = us;
+    return 0;
+}
+
+/* The strategy, from the start of the space. */
+static int start_strategy(struct session *s, char *why, size_t len)
+{
+    s->strategy = gt_strategy_new(s->st ? s->st->strategy : NULL, s->p->space, NULL, s->st, s->budget, s->seed, why,
+                                  len);
+    if (!s->strategy)
+        return -1;
+    gt_strategy_baseline(s->strategy, s->base_us);
+    return 0;
+}
+
+/* The search again from its start, with the trials' new watchdog: what the
+ * strategy learnt came from untrue times. */
+static int restart_search(struct session *s)
+{
+    char why[512];
+    for (int i = 0; i < s->nbest; i++) {
+        free(s->best[i].cfg);
+        gt_jit_job_clear(&s->best[i].built);
+    }
+    s->nbest = 0;
+    s->best_us = s->base_us;
+    gt_strategy_free(s->strategy);
+    if (start_strategy(s, why, sizeof why) == 0)
+        return 0;
+    gt_warn("kernel %s: the search cannot start again: %s", s->p->shown, why);
+    return -1;
 }
 
 /* The strategy's proposals, built ahead on the pool, then tried in turn. */
@@ -654,31 +820,18 @@ static void search(struct session *s, long budget, double deadline)
                 c->task.done = 1;
             }
         }
+        int restart = 0;
         for (int i = 0; i < nb; i++) {
             struct candidate *c = &batch[i];
-            double us = -1;
             wait_build(s, pool, c);
             describe_checks(s, &c->vj.job);
-            if (c->estimate) {
-                if (now() < deadline)
-                    estimate_only(s, c);
-                else
-                    gt_strategy_estimated(s->strategy, c->cfg, NULL);
-                gt_variant_job_free(&c->vj);
-                free(c->cfg);
-                continue;
-            }
-            enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
-            s->trials++;
-            s->invalid += st == GT_TRIAL_INVALID;
-            gt_strategy_report(s->strategy, c->cfg, us, st);
-            if (st == GT_TRIAL_OK)
-                keep_best(s, c, us);
-            if (st == GT_TRIAL_OK && (s->best_us <= 0 || us < s->best_us))
-                s->best_us = us;
+            if (!restart)
+                restart = try_candidate(s, c, deadline);
             gt_variant_job_free(&c->vj);
             free(c->cfg);
         }
+        if (restart && s->trials < budget / 2 && restart_search(s) != 0)
+            return;
     }
 }
 
@@ -715,12 +868,11 @@ static int remeasure(struct session *s, double *baseline)
     CUresult r;
     int reps = s->repeat < 64 ? s->repeat : 64, winner = -1;
     build_plain(s);
-    s->running = NULL;
+    run_original(s);
     double t0 = now();
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, us, &r);
     s->t_run += now() - t0;
-    if (n > 0)
-        *baseline = gt_median(us, n);
+    *baseline = n > 0 ? gt_median(us, n) : s->base_us;
     double best = *baseline * (1 - MIN_GAIN);
     for (int i = 0; i < s->nbest; i++) {
         struct candidate c = {.cfg = s->best[i].cfg};
@@ -736,8 +888,9 @@ static int remeasure(struct session *s, double *baseline)
 }
 
 /* Writes the outcome to the cache file (under its lock, merged with what
- * other processes wrote). */
-static void persist(struct session *s, const char *signature, const char *config, double best_us, double base_us)
+ * other processes wrote); returns its index among the plan's cached
+ * entries, for the guard's verdict, or -1. */
+static long persist(struct session *s, const char *signature, const char *config, double best_us, double base_us)
 {
     char when[32], err[1024];
     time_t t = time(NULL);
@@ -754,6 +907,10 @@ static void persist(struct session *s, const char *signature, const char *config
         gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
     else if (gt_cache_save(gt.app.cache_path, gt.app.binary, &e, 1, err, sizeof err) != 0)
         gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
+    pthread_mutex_lock(&p->lock);
+    long at = gt_plan_add_cached(p, &e);
+    pthread_mutex_unlock(&p->lock);
+    return at;
 }
 
 /* Seconds spent in the snapshot, and running and checking kernels without
@@ -803,7 +960,7 @@ static double measure_original(struct session *s)
 {
     double us[64], t0 = now();
     CUresult r;
-    s->running = NULL;
+    run_original(s);
     int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, s->repeat < 64 ? s->repeat : 64, us, &r);
     s->t_run += now() - t0;
     return n > 0 ? gt_median(us, n) : -1;
@@ -854,7 +1011,11 @@ static int prepare(struct session *s, char *why, size_t len)
     if (rc != 0)
         return rc;
     choose_watchdog(s);
-    s->best_us = measure_original(s);
+    s->best_us = s->base_us = measure_original(s);
+    if (s->base_us <= 0) {
+        snprintf(why, len, "the original could not be timed");
+        return -1;
+    }
     return 0;
 }
 
@@ -874,11 +1035,12 @@ static uint64_t seed_for(const char *kernel, const char *signature)
 int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                     const char *signature, CUresult *r)
 {
-    struct session s = {.p = p, .hd = hd, .c = c, .signature = signature};
+    const struct gt_settings *st = settings(p);
+    struct session s = {.p = p, .hd = hd, .c = c, .signature = signature, .st = st,
+                        .budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS,
+                        .seed = seed_for(p->k->name, signature)};
     char why[1024] = "";
     double t0 = now(), baseline = -1;
-    const struct gt_settings *st = settings(p);
-    long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
     begin_exclusive();
     int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
@@ -886,16 +1048,11 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
     s.t_compile += now() - t1;
-    if (ok) {
-        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, NULL, st, budget,
-                                     seed_for(p->k->name, signature), why, sizeof why);
-        ok = s.strategy != NULL;
-        if (ok)
-            gt_strategy_baseline(s.strategy, s.best_us);
-    }
+    if (ok)
+        ok = start_strategy(&s, why, sizeof why) == 0;
     int winner = -1;
     if (ok) {
-        search(&s, budget, t0 + seconds);
+        search(&s, s.budget, t0 + seconds);
         winner = remeasure(&s, &baseline);
     }
     gt_snapshot_copy(&s.snap, GT_SNAP_RESTORE, s.stream);
@@ -921,19 +1078,25 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         char estimated[64] = "";
         if (s.estimates)
             snprintf(estimated, sizeof estimated, "; %ld variant%s estimated", s.estimates, s.estimates == 1 ? "" : "s");
+        if (s.distrusted)
+            snprintf(estimated + strlen(estimated), sizeof estimated - strlen(estimated), "; watchdog distrusted");
         gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
                 "short%s): %s %.2f us against %.2f us, %.2fx",
                 p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, estimated,
-                winner >= 0 ? config : "the original", best, baseline, best > 0 ? baseline / best : 1.0);
+                winner >= 0 ? config : "the original", best, baseline, baseline / best);
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot",
                  p->shown, s.t_compile, trial_seconds(&s), snapshot_seconds(&s));
-        persist(&s, signature, config, best, baseline);
+        long entry = persist(&s, signature, config, best, baseline);
         remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
         if (winner >= 0) {
             pthread_mutex_lock(&p->lock);
             ch = gt_plan_choose(p, sig, signature, cfg, "tuned now");
-            if (ch)
+            if (ch) {
                 snprintf(ch->cubin, sizeof ch->cubin, "%s", s.key);
+                ch->time_us = best;
+                ch->baseline_us = baseline;
+                ch->entry = entry;
+            }
             pthread_mutex_unlock(&p->lock);
         }
         free(dflt);

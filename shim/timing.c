@@ -127,36 +127,89 @@ int gt_timer_begin(struct gt_timer *t, const char *kernel)
     return r == CUDA_SUCCESS ? 0 : -1;
 }
 
-static CUresult events_rep(struct gt_timer *t, gt_trial_fn launch, void *arg, CUstream stream, double *us)
+static CUresult events_rep(CUevent ev[2], gt_trial_fn launch, void *arg, CUstream stream, double *us)
 {
     float ms = 0;
-    CUresult r = gt.drv.cuEventRecord(t->ev[0], stream);
+    CUresult r = gt.drv.cuEventRecord(ev[0], stream);
     if (r == CUDA_SUCCESS)
         r = launch(arg, stream);
     if (r == CUDA_SUCCESS)
-        r = gt.drv.cuEventRecord(t->ev[1], stream);
+        r = gt.drv.cuEventRecord(ev[1], stream);
     if (r == CUDA_SUCCESS)
-        r = gt.drv.cuEventSynchronize(t->ev[1]);
+        r = gt.drv.cuEventSynchronize(ev[1]);
     if (r == CUDA_SUCCESS)
-        r = gt.drv.cuEventElapsedTime_v2(&ms, t->ev[0], t->ev[1]);
+        r = gt.drv.cuEventElapsedTime_v2(&ms, ev[0], ev[1]);
     *us = ms * 1e3;
     return r;
 }
 
+static int cupti_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn launch, void *arg, CUstream stream,
+                         int reps, double *us, CUresult *failed);
+
+/* Times each repetition between two events; a repetition that reads no
+ * positive time is left out.  Returns how many were measured. */
+static int events_measure(CUevent ev[2], gt_trial_fn before, gt_trial_fn launch, void *arg, CUstream stream,
+                          int reps, double *us, CUresult *failed)
+{
+    int n = 0;
+    for (int i = 0; i < reps; i++) {
+        double t = 0;
+        if ((before && (*failed = before(arg, stream)) != CUDA_SUCCESS) ||
+            (*failed = events_rep(ev, launch, arg, stream, &t)) != CUDA_SUCCESS)
+            return 0;
+        if (t > 0)
+            us[n++] = t;
+    }
+    return n;
+}
+
+/* The median time of `reps` runs of fn on `stream`, each between two events
+ * of its own: what the shim's own copies around a variant's launch cost.
+ * Returns -1 if it cannot be timed. */
+double gt_timer_events(gt_trial_fn fn, void *arg, CUstream stream, int reps)
+{
+    CUevent ev[2] = {NULL, NULL};
+    double us[16];
+    CUresult r = CUDA_SUCCESS;
+    int n = 0;
+    reps = reps < 16 ? reps : 16;
+    if (gt.drv.cuEventCreate(&ev[0], CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+        gt.drv.cuEventCreate(&ev[1], CU_EVENT_DEFAULT) == CUDA_SUCCESS)
+        n = events_measure(ev, NULL, fn, arg, stream, reps, us, &r);
+    for (int i = 0; i < 2; i++)
+        if (ev[i])
+            gt.drv.cuEventDestroy_v2(ev[i]);
+    return n > 0 ? gt_median(us, n) : -1;
+}
+
 /* Runs `reps` repetitions (before, then launch, each) and fills us[] with
- * the kernel's time in each.  Returns how many were measured; a failing
- * call stops it and is left in *failed. */
+ * the kernel's time in each, every one positive.  Returns how many were
+ * measured; a failing call stops it and is left in *failed.  When CUPTI
+ * does not deliver a positive record of every repetition, the repetitions
+ * run again timed with events, and that is said once. */
 int gt_timer_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn launch, void *arg, CUstream stream, int reps,
                      double *us, CUresult *failed)
 {
     *failed = CUDA_SUCCESS;
-    if (!t->cupti) {
-        int n = 0;
-        for (; n < reps && *failed == CUDA_SUCCESS; n++)
-            if ((*failed = before(arg, stream)) != CUDA_SUCCESS || (*failed = events_rep(t, launch, arg, stream, &us[n])) != CUDA_SUCCESS)
-                break;
+    if (!t->cupti)
+        return events_measure(t->ev, before, launch, arg, stream, reps, us, failed);
+    int n = cupti_measure(t, before, launch, arg, stream, reps, us, failed);
+    if (n == reps || *failed != CUDA_SUCCESS)
         return n;
-    }
+    if (!t->said_missing++)
+        gt_debug("kernel %s: CUPTI gave %d records (%d positive) of %d launches; timing with events instead",
+                 t->kernel, t->records, n, reps);
+    if (!t->ev[0] && (gt.drv.cuEventCreate(&t->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+                      gt.drv.cuEventCreate(&t->ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS))
+        return 0;
+    return events_measure(t->ev, before, launch, arg, stream, reps, us, failed);
+}
+
+/* Runs the repetitions and reads CUPTI's records of the kernel; returns
+ * how many positive times it got, none unless one record came per launch. */
+static int cupti_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn launch, void *arg, CUstream stream,
+                         int reps, double *us, CUresult *failed)
+{
     /* Records of launches before this measurement must not count in it. */
     gt.drv.cuStreamSynchronize(stream);
     cu.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -171,8 +224,11 @@ int gt_timer_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn launch,
         *failed = r;
     cu.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     pthread_mutex_lock(&cu.lock);
-    int n = cu.n < reps ? cu.n : reps;
-    memcpy(us, cu.us, (size_t)n * sizeof *us);
+    int n = 0;
+    t->records = cu.n;
+    for (int i = 0; i < cu.n && cu.n == reps; i++)
+        if (cu.us[i] > 0)
+            us[n++] = cu.us[i];
     pthread_mutex_unlock(&cu.lock);
     return *failed == CUDA_SUCCESS ? n : 0;
 }
@@ -184,11 +240,10 @@ void gt_timer_end(struct gt_timer *t)
         cu.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         cu.unsubscribe((CUpti_SubscriberHandle)t->subscriber);
         cu.kernel = NULL;
-    } else {
-        for (int i = 0; i < 2; i++)
-            if (t->ev[i])
-                gt.drv.cuEventDestroy_v2(t->ev[i]);
     }
+    for (int i = 0; i < 2; i++)
+        if (t->ev[i])
+            gt.drv.cuEventDestroy_v2(t->ev[i]);
     memset(t, 0, sizeof *t);
 }
 

@@ -112,6 +112,9 @@ int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size
         gt_variant_unload(v);
         return -1;
     }
+    if (v->nvars)
+        gt_debug("kernel %s: its variant has its own copies of %d module variables, copied at each launch", kernel,
+                 v->nvars);
     return 0;
 }
 

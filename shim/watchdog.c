@@ -351,6 +351,19 @@ struct counts {
     unsigned open_lines[4];
 };
 
+/* Whether loop i lies inside another loop of f that gets a check at its
+ * head: one check per iteration of the outer loop bounds how late a thread
+ * stops, and a check in a short inner loop would cost more than its body. */
+static int enclosed(const char *text, const struct gt_ptx_func *f, unsigned i)
+{
+    size_t at;
+    for (unsigned j = 0; j < f->nloops; j++)
+        if (j != i && f->loops[j].offset < f->loops[i].offset && f->loops[i].back <= f->loops[j].back &&
+            after_label(text, &f->loops[j], &at) == 0)
+            return 1;
+    return 0;
+}
+
 /* The loop and barrier checks of one function the kernel reaches. */
 static void plan_function(struct plan *p, const struct gt_ptx_func *f, int per_thread, int merge, struct counts *c)
 {
@@ -363,6 +376,8 @@ static void plan_function(struct plan *p, const struct gt_ptx_func *f, int per_t
     for (unsigned i = 0; i < f->nloops; i++) {
         size_t at;
         int b = merge ? first_barrier(f, &f->loops[i]) : -1;
+        if (per_thread && enclosed(p->ptx, f, i))
+            continue;
         if (per_thread && after_label(p->ptx, &f->loops[i], &at) == 0) {
             emit_loop_check(edit_begin(p), in_kernel);
             edit_end(p, at, 0);

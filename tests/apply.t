@@ -27,9 +27,10 @@ check "rebuilt from the application's own NVRTC program" \
 forced "axpy maxrreg=64 dlcm=cg" again
 check "a second run takes it from the store" grep -q "variant built from .* out of the store" "$TMP/again.log"
 
-forced "axpy cache=l1 carveout=default" reload
-is "$(detail_of "$TMP/reload.log" axpy applied)" 3 "launch-time knobs only: the image loaded again"
-check "and nothing compiled" sh -c "! grep -q 'variant built' '$TMP/reload.log'"
+forced "axpy cache=l1 carveout=50" direct
+is "$(detail_of "$TMP/direct.log" axpy applied)" 3 "launch-time knobs only: applied at every launch"
+check "on the application's own function: nothing compiled, no module loaded" \
+    sh -c "! grep -qE 'variant built|its variant has its own copies' '$TMP/direct.log'"
 
 forced "axpy maxrreg=33" misfit
 is "$(grep -c "configuration 'maxrreg=33' does not fit its space: maxrreg=33 is not one of its values" "$TMP/misfit.log")" 1 \

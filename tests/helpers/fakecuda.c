@@ -329,6 +329,7 @@ CUresult cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
 CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
 CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) { (void)e; return CUDA_SUCCESS; }
 
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {

@@ -1,0 +1,39 @@
+/* guard.h: an applied configuration checked on the application's own launches (see guard.c). */
+#ifndef GT_GUARD_H
+#define GT_GUARD_H
+
+#include "driver.h"
+
+#include <pthread.h>
+
+enum gt_guard_verdict { GT_GUARD_CHECKING, GT_GUARD_KEPT, GT_GUARD_DROPPED };
+
+/* One launch under check: what it runs and the events around it. */
+struct gt_guard_slot {
+    int variant;        /* 1: the configuration, 0: the original */
+    int timed;          /* 0: a warm-up launch, not timed */
+    CUevent ev[2];
+};
+
+struct gt_guard {
+    pthread_mutex_t lock;
+    enum gt_guard_verdict verdict;
+    CUcontext ctx;            /* where its events live; launches elsewhere are not checked */
+    struct gt_guard_slot *slots;
+    int issued;               /* slots handed out */
+    int done;                 /* slots read, in order */
+    int inuse;                /* handed out and not yet given back */
+    double *us[2];            /* times read: the original's, the configuration's */
+    int n[2];
+    double med[2];            /* median times, once decided */
+    double ratio;             /* the configuration's median time over the original's */
+    int broken;               /* an event failed: no verdict will come */
+};
+
+void gt_guard_init(struct gt_guard *g);
+int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot);
+void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thread);
+int gt_guard_settle(struct gt_guard *g, int had_slot);
+void gt_guard_free(struct gt_guard *g);
+
+#endif
