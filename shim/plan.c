@@ -227,7 +227,7 @@ static int read_args(const struct gt_kernel *k, const struct gt_call *c, int64_t
     return n;
 }
 
-#define MAX_ARGS 64
+#define MAX_ARGS GT_PLAN_MAX_ARGS
 
 static void launch_env(const struct gt_plan *p, const struct gt_call *c, struct gt_launch *l, int64_t *vals,
                        unsigned char *ok)
@@ -236,6 +236,15 @@ static void launch_env(const struct gt_plan *p, const struct gt_call *c, struct 
                                      c->g.block[2], c->g.smem},
                            .args = vals, .arg_ok = ok, .argpos = p->argpos, .nargpos = p->nargpos};
     l->nargs = read_args(p->k, c, vals, ok, MAX_ARGS);
+}
+
+/* Launch c as the policy's expressions see it, for checking constraints;
+ * env holds its arguments. */
+const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct gt_call *c,
+                                          struct gt_plan_launch *env)
+{
+    launch_env(p, c, &env->l, env->vals, env->ok);
+    return &env->l;
 }
 
 /* The launch's signature: its geometry and the section's signature values. */

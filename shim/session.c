@@ -875,6 +875,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
                     const char *signature, CUresult *r)
 {
     struct session s = {.p = p, .hd = hd, .c = c, .signature = signature};
+    struct gt_plan_launch env; /* the strategy's: constraints reading the launch hold for every proposal */
     char why[1024] = "";
     double t0 = now(), baseline = -1;
     const struct gt_settings *st = settings(p);
@@ -887,8 +888,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
     s.t_compile += now() - t1;
     if (ok) {
-        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, NULL, st, budget,
-                                     seed_for(p->k->name, signature), why, sizeof why);
+        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, gt_plan_launch_env(p, c, &env), st,
+                                     budget, seed_for(p->k->name, signature), why, sizeof why);
         ok = s.strategy != NULL;
         if (ok)
             gt_strategy_baseline(s.strategy, s.best_us);
