@@ -7,11 +7,13 @@
  * on.  With one, each launch finds the choice for its signature and runs
  * that variant; in tune mode a signature without one is tuned first
  * (session.c); in run mode it takes the configuration of the nearest tuned
- * signature, and says so once.  Cooperative launches and launches into a
- * capturing stream always run the original. */
+ * signature, and says so once.  Where the kernel's constraints read the
+ * launch, guard.c checks each launch's choice first.  Cooperative launches
+ * and launches into a capturing stream always run the original. */
 #include "apply.h"
 #include "cachefile.h"
 #include "demangle.h"
+#include "guard.h"
 #include "hash.h"
 #include "plan.h"
 #include "session.h"
@@ -316,5 +318,7 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     pthread_mutex_unlock(&p->lock);
     if (tune)
         return gt_session_tune(p, hd, c, sig, signature, r);
+    if (ch && p->checks_launch)
+        ch = gt_guard_choice(p, ch, c, sig, signature);
     return ch && !ch->failed ? gt_plan_run(p, ch, hd, c, r) : 0;
 }

@@ -97,6 +97,7 @@ struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct
     }
     gt_diags_clear(&d);
     resolve_argnames(p);
+    p->checks_launch = gt_space_launch_constraints(p->space) > 0;
     return p;
 }
 
@@ -124,6 +125,7 @@ void gt_plan_free(struct gt_plan *p)
         gt_centry_clear(&p->cached[i]);
     free(p->cached);
     free(p->done);
+    free(p->said);
     free(p->shown);
     free(p->argpos);
     gt_space_free(p->space);

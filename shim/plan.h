@@ -49,6 +49,9 @@ struct gt_plan {
     size_t ncached;
     uint64_t *done;                /* signatures tuned or given up in this run */
     size_t ndone, capdone;
+    int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
+    uint64_t *said;                /* signatures whose forbidden choice guard.c has reported */
+    size_t nsaid, capsaid;
 };
 
 /* A launch as the policy's expressions read it, with room for its scalar
