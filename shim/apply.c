@@ -8,12 +8,12 @@
  * that variant; in tune mode a signature without one is tuned first
  * (session.c); in run mode it takes the configuration of the nearest tuned
  * signature, and says so once.  Where the kernel's constraints read the
- * launch, guard.c checks each launch's choice first.  Cooperative launches
+ * launch, allowed.c checks each launch's choice first.  Cooperative launches
  * and launches into a capturing stream always run the original. */
 #include "apply.h"
 #include "cachefile.h"
 #include "demangle.h"
-#include "guard.h"
+#include "allowed.h"
 #include "hash.h"
 #include "plan.h"
 #include "session.h"
@@ -319,6 +319,6 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     if (tune)
         return gt_session_tune(p, hd, c, sig, signature, r);
     if (ch && p->checks_launch)
-        ch = gt_guard_choice(p, ch, c, sig, signature);
+        ch = gt_allowed_choice(p, ch, c, sig, signature);
     return ch && !ch->failed ? gt_plan_run(p, ch, hd, c, r) : 0;
 }

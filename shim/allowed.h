@@ -1,6 +1,6 @@
-/* guard.h: constraints that read the launch, checked at each launch (see guard.c). */
-#ifndef GT_GUARD_H
-#define GT_GUARD_H
+/* allowed.h: constraints that read the launch, checked at each launch (see allowed.c). */
+#ifndef GT_ALLOWED_H
+#define GT_ALLOWED_H
 
 #include "plan.h"
 
@@ -9,7 +9,7 @@
  * configuration of the kernel that they allow, or NULL for the original.  A
  * refusal is said once per signature (sig and signature as
  * gt_apply_launch has them: 0 and "" when it did not compute them). */
-struct gt_choice *gt_guard_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c, uint64_t sig,
+struct gt_choice *gt_allowed_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c, uint64_t sig,
                                   const char *signature);
 
 #endif

@@ -1,4 +1,4 @@
-/* guard.c: constraints that read the launch, enforced at each launch.
+/* allowed.c: constraints that read the launch, enforced at each launch.
  *
  * A policy constraint that reads orig.* or arguments is decided per launch,
  * not when the space is built.  Tune mode hands its strategy the launch it
@@ -12,7 +12,7 @@
  * to the original, which is always allowed (it is what the application asked
  * for); a forbidden GPUTUNE_FORCE runs the original.  Each refusal is said
  * once per signature. */
-#include "guard.h"
+#include "allowed.h"
 #include "arena.h"
 #include "cachefile.h"
 #include "state.h"
@@ -74,7 +74,7 @@ static void say(const struct gt_plan *p, const struct gt_choice *ch, const struc
            alt ? "' instead" : "");
 }
 
-struct gt_choice *gt_guard_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c, uint64_t sig,
+struct gt_choice *gt_allowed_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c, uint64_t sig,
                                   const char *signature)
 {
     struct gt_plan_launch env;
