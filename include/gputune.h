@@ -22,6 +22,7 @@
 #define GPUTUNE_ENV_WATCHDOG "GPUTUNE_WATCHDOG" /* off | entry | loops: cut hopeless trials short */
 #define GPUTUNE_ENV_TRIALS   "GPUTUNE_TRIALS"   /* CSV: every trial of tune mode, appended */
 #define GPUTUNE_ENV_SET      "GPUTUNE_SET"      /* "KEY=VALUE ...": settings over every policy file's */
+#define GPUTUNE_ENV_GUARD    "GPUTUNE_GUARD"    /* on | off: check applied configurations on the app's launches */
 
 /* Version of the per-binary cache file format. */
 #define GPUTUNE_CACHE_FORMAT 1

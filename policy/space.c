@@ -384,6 +384,14 @@ int gt_space_check(const struct gt_space *s, const uint32_t *cfg, const struct g
     return result;
 }
 
+size_t gt_space_launch_constraints(const struct gt_space *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->ncons; i++)
+        n += (size_t)s->cons[i].launch;
+    return n;
+}
+
 /* ---- enumeration ---- */
 
 static int applies(const struct gt_constraint *c, const struct gt_launch *launch)

@@ -99,6 +99,8 @@ void gt_space_unrank(const struct gt_space *s, uint64_t rank, uint32_t *cfg);
  * Launch-dependent constraints are checked only when launch is not NULL. */
 int gt_space_check(const struct gt_space *s, const uint32_t *cfg, const struct gt_launch *launch,
                    struct gt_space_fault *f);
+/* How many constraints depend on the launch (read orig.* or arguments). */
+size_t gt_space_launch_constraints(const struct gt_space *s);
 
 /* Enumeration of the configurations that satisfy the constraints, pruning
  * as soon as a constraint's dimensions are set.  The first evaluation

@@ -7,11 +7,13 @@
  * on.  With one, each launch finds the choice for its signature and runs
  * that variant; in tune mode a signature without one is tuned first
  * (session.c); in run mode it takes the configuration of the nearest tuned
- * signature, and says so once.  Cooperative launches and launches into a
- * capturing stream always run the original. */
+ * signature, and says so once.  Where the kernel's constraints read the
+ * launch, allowed.c checks each launch's choice first.  Cooperative launches
+ * and launches into a capturing stream always run the original. */
 #include "apply.h"
 #include "cachefile.h"
 #include "demangle.h"
+#include "allowed.h"
 #include "direct.h"
 #include "hash.h"
 #include "plan.h"
@@ -140,7 +142,9 @@ static void load_cache(struct gt_apply *a)
 
 static void setup(struct gt_apply *a)
 {
+    static const char *const guard_names[] = {"off", "on", NULL};
     const char *force = getenv(GPUTUNE_ENV_FORCE);
+    a->guard = gt_env_choice(GPUTUNE_ENV_GUARD, guard_names, 1);
     if (force)
         parse_force(a, force);
     load_policy(a);
@@ -319,6 +323,8 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     pthread_mutex_unlock(&p->lock);
     if (tune)
         return gt_session_tune(p, hd, c, sig, signature, r);
+    if (ch && p->checks_launch)
+        ch = gt_allowed_choice(p, ch, c, sig, signature);
     if (ch && gt_plan_runs(ch))
         return gt_plan_run(p, ch, hd, c, r);
     gt_direct_restore(hd);

@@ -42,6 +42,7 @@ struct gt_apply {
     char binary[4096];          /* the application, as the cache file names it */
     char cache_path[4200];      /* its cache file, "" without a cache directory */
     struct gt_cachefile *cache;     /* what the file held at start */
+    int guard;                  /* GPUTUNE_GUARD: applied configurations are checked (guard.c) */
     struct gt_jit jit;
     struct gt_store store;
     int have_store;

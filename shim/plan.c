@@ -98,6 +98,7 @@ struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct
     }
     gt_diags_clear(&d);
     resolve_argnames(p);
+    p->checks_launch = gt_space_launch_constraints(p->space) > 0;
     return p;
 }
 
@@ -126,6 +127,7 @@ void gt_plan_free(struct gt_plan *p)
         gt_centry_clear(&p->cached[i]);
     free(p->cached);
     free(p->done);
+    free(p->said);
     free(p->shown);
     free(p->argpos);
     gt_space_free(p->space);
@@ -250,7 +252,7 @@ static int read_args(const struct gt_kernel *k, const struct gt_call *c, int64_t
     return n;
 }
 
-#define MAX_ARGS 64
+#define MAX_ARGS GT_PLAN_MAX_ARGS
 
 static void launch_env(const struct gt_plan *p, const struct gt_call *c, struct gt_launch *l, int64_t *vals,
                        unsigned char *ok)
@@ -259,6 +261,15 @@ static void launch_env(const struct gt_plan *p, const struct gt_call *c, struct 
                                      c->g.block[2], c->g.smem},
                            .args = vals, .arg_ok = ok, .argpos = p->argpos, .nargpos = p->nargpos};
     l->nargs = read_args(p->k, c, vals, ok, MAX_ARGS);
+}
+
+/* Launch c as the policy's expressions see it, for checking constraints;
+ * env holds its arguments. */
+const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct gt_call *c,
+                                          struct gt_plan_launch *env)
+{
+    launch_env(p, c, &env->l, env->vals, env->ok);
+    return &env->l;
 }
 
 /* The launch's signature: its geometry and the section's signature values. */
@@ -492,7 +503,7 @@ static void describe(struct gt_plan *p, struct gt_choice *ch)
     if (first && ch->time_us > 0)
         gt_info("kernel %s: launch %s runs '%s' from %s (%.2f us against %.2f us, %.2fx when tuned)%s", p->shown,
                 ch->signature, ch->config, ch->why, ch->time_us, ch->baseline_us, ch->baseline_us / ch->time_us,
-                ch->guarded ? "; checking it on the application's launches" : "");
+                ch->guarded && gt.app.guard ? "; checking it on the application's launches" : "");
 }
 
 /* What the guard found, once, when it found it. */
@@ -540,7 +551,7 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
         return 0;
     describe(p, ch);
     struct gt_guard_slot *slot = NULL;
-    int checking = ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING;
+    int checking = ch->guarded && gt.app.guard && ch->guard.verdict == GT_GUARD_CHECKING;
     int timed = checking && gt_guard_take(&ch->guard, &slot), per_thread = gt_call_per_thread(c);
     int original = timed && !slot->variant;
     if (timed)

@@ -55,6 +55,18 @@ struct gt_plan {
     size_t ncached;
     uint64_t *done;                /* signatures tuned or given up in this run */
     size_t ndone, capdone;
+    int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
+    uint64_t *said;                /* signatures whose forbidden choice guard.c has reported */
+    size_t nsaid, capsaid;
+};
+
+/* A launch as the policy's expressions read it, with room for its scalar
+ * arguments (gt_plan_launch_env). */
+#define GT_PLAN_MAX_ARGS 64
+struct gt_plan_launch {
+    struct gt_launch l;
+    int64_t vals[GT_PLAN_MAX_ARGS];
+    unsigned char ok[GT_PLAN_MAX_ARGS];
 };
 
 struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, char *err,
@@ -65,6 +77,8 @@ struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *si
                                  const char *why);
 struct gt_choice *gt_plan_find(struct gt_plan *p, uint64_t sig);
 int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap);
+const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct gt_call *c,
+                                          struct gt_plan_launch *env);
 int gt_plan_geometry(const struct gt_plan *p, const uint32_t *cfg, const struct gt_call *c, struct gt_geom *g,
                      char *err, size_t errlen);
 int gt_plan_recipe(struct gt_plan *p, char *err, size_t errlen);

@@ -161,8 +161,10 @@ struct session {
     double base_us;            /* the original's time */
     struct gt_strategy *strategy;
     const struct gt_settings *st; /* its settings, */
-    long budget;                  /* trials */
-    uint64_t seed;                /* and seed */
+    long budget;                  /* trials, */
+    uint64_t seed;                /* seed */
+    const struct gt_launch *launch; /* and launch: constraints reading it hold for every proposal */
+    struct gt_plan_launch env;
     /* the watchdog */
     int watchdog;              /* enum gt_watchdog of the candidates' builds */
     double factor, floor_us;
@@ -752,8 +754,8 @@ static int try_candidate(struct session *s, struct candidate *c, double deadline
 /* The strategy, from the start of the space. */
 static int start_strategy(struct session *s, char *why, size_t len)
 {
-    s->strategy = gt_strategy_new(s->st ? s->st->strategy : NULL, s->p->space, NULL, s->st, s->budget, s->seed, why,
-                                  len);
+    s->strategy = gt_strategy_new(s->st ? s->st->strategy : NULL, s->p->space, s->launch, s->st, s->budget, s->seed,
+                                  why, len);
     if (!s->strategy)
         return -1;
     gt_strategy_baseline(s->strategy, s->base_us);
@@ -1039,6 +1041,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     struct session s = {.p = p, .hd = hd, .c = c, .signature = signature, .st = st,
                         .budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS,
                         .seed = seed_for(p->k->name, signature)};
+    s.launch = gt_plan_launch_env(p, c, &s.env);
     char why[1024] = "";
     double t0 = now(), baseline = -1;
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;

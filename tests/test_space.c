@@ -106,6 +106,8 @@ static void launch_constraints(void)
     add_constraint(s, "BLOCK <= orig.block.x", GT_USES_ORIG);
     add_constraint(s, "ITEMS * BLOCK <= arg[0]", GT_USES_ARG);
     ok(s->cons[0].launch && s->cons[1].launch, "constraints reading orig.* and arguments depend on the launch");
+    add_constraint(s, "BLOCK * ITEMS <= 2048", 0);
+    is_int(gt_space_launch_constraints(s), 2, "they are counted, one that reads neither is not");
     is_int(count_of(s, NULL), 16, "without a launch they are not applied");
     int64_t args[1] = {256};
     struct gt_launch l = {{1, 1, 1, 128, 1, 1, 0}, 1, args, NULL, NULL, 0};

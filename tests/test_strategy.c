@@ -27,6 +27,64 @@ static int proposals(struct gt_strategy *st, const struct gt_space *s, uint64_t 
     return n;
 }
 
+/* Runs st to its end, every trial answered at once from a smooth landscape
+ * and every estimate with made-up counts; returns the proposals, and in
+ * *bad those that break a constraint of launch l. */
+static int run_to_end(struct gt_strategy *st, const struct gt_space *s, const struct gt_launch *l, int *bad)
+{
+    uint32_t cfg[2];
+    int n = 0, r;
+    *bad = 0;
+    while (n < 1000 && (r = gt_strategy_next(st, cfg)) != GT_NEXT_DONE && r != GT_NEXT_WAIT) {
+        n++;
+        *bad += gt_space_check(s, cfg, l, NULL) != 1;
+        struct gt_estimate e = {100 + 10.0 * cfg[1], 2, 1e5, 32u << cfg[0], 4, 32};
+        if (r == GT_NEXT_ESTIMATE)
+            gt_strategy_estimated(st, cfg, &e);
+        else
+            gt_strategy_report(st, cfg, 10 + 3.0 * cfg[0] + (cfg[1] > 3 ? cfg[1] - 3 : 3 - cfg[1]), GT_TRIAL_OK);
+    }
+    return n;
+}
+
+/* BLOCK <= arg[0] leaves 2 of 6 blocks at a launch with arg[0] = 100: every
+ * strategy keeps to them, and auto counts what the launch allows. */
+static void launch_constraints(void)
+{
+    static const int64_t block[] = {32, 64, 128, 256, 512, 1024}, items[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    struct gt_loc loc = {"test", 1, 1};
+    struct gt_space *s = gt_space_new();
+    gt_space_add_dim(s, "BLOCK", GT_DIM_PARAM, block, 6, 0, loc);
+    gt_space_add_dim(s, "ITEMS", GT_DIM_PARAM, items, 8, 0, loc);
+    struct gt_expr_scope scope;
+    struct gt_expr *e = NULL;
+    struct gt_diags d = {0};
+    gt_space_scope(s, GT_USES_ARG, &scope);
+    ok(gt_expr_compile("BLOCK <= arg[0]", 15, 0, NULL, &scope, &e, &d) == 0 && gt_space_add_constraint(s, e, 1) == 0,
+       "a constraint reading an argument");
+    int64_t args[1] = {100};
+    struct gt_launch l = {{1, 1, 1, 128, 1, 1, 0}, 1, args, NULL, NULL, 0};
+    char err[256];
+    struct gt_strategy *st = gt_strategy_new("auto", s, NULL, NULL, 100, 1, err, sizeof err);
+    is_int(gt_strategy_space_size(st), 47, "without a launch it is not applied: 47 configurations besides the default");
+    is_str(gt_strategy_name(st), "pareto-tree", "  and auto prunes, then samples");
+    gt_strategy_free(st);
+    st = gt_strategy_new("auto", s, &l, NULL, 100, 1, err, sizeof err);
+    is_int(gt_strategy_space_size(st), 15, "with the launch: 15");
+    is_str(gt_strategy_name(st), "exhaustive", "  and auto tries them all");
+    gt_strategy_free(st);
+    for (size_t i = 0; i == 0 || gt_strategy_names(i - 1); i++) {
+        const char *name = i ? gt_strategy_names(i - 1) : "auto";
+        int bad = 0, n = 0;
+        if ((st = gt_strategy_new(name, s, &l, NULL, 100, 1, err, sizeof err)) != NULL)
+            n = run_to_end(st, s, &l, &bad);
+        ok(st && n > 0 && bad == 0, "%s: %d proposals, none that the launch forbids", name, n);
+        gt_strategy_free(st);
+    }
+    gt_diags_clear(&d);
+    gt_space_free(s);
+}
+
 int main(void)
 {
     char err[256];
@@ -116,5 +174,6 @@ int main(void)
     gt_strategy_free(st);
     gt_space_free(s);
     gt_diags_clear(&d);
+    launch_constraints();
     return done_testing();
 }

@@ -70,14 +70,6 @@ static void report_fault(const struct gt_space *s, const struct gt_space_iter *i
                  it->failures > 1 ? "; more configurations fail the same way" : "");
 }
 
-static size_t launch_constraints(const struct gt_space *s)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < s->ncons; i++)
-        n += (size_t)s->cons[i].launch;
-    return n;
-}
-
 /* One line per kernel section; messages about the spaces join d. */
 static void summarize(const struct gt_policy *p, const struct gt_arch *a, struct gt_diags *d, FILE *out)
 {
@@ -102,7 +94,7 @@ static void summarize(const struct gt_policy *p, const struct gt_arch *a, struct
         else
             fprintf(out, "%llu configuration%s (%llu before constraints)", (unsigned long long)count,
                     count == 1 ? "" : "s", (unsigned long long)s->size);
-        size_t nl = launch_constraints(s);
+        size_t nl = gt_space_launch_constraints(s);
         if (r != -2 && nl)
             fprintf(out, ", %zu constraint%s checked at launch", nl, nl == 1 ? "" : "s");
         if (r != -2)
@@ -349,7 +341,7 @@ static int list_space(const struct space_opts *o, const struct gt_section *sec, 
         fprintf(stderr, "gputune space: out of memory\n");
         return 1;
     }
-    size_t nl = launch_constraints(s);
+    size_t nl = gt_space_launch_constraints(s);
     if (!l && nl)
         fprintf(stderr, "note: %zu constraint%s read%s the launch and %s not applied; give --grid, --block, "
                 "--smem or --arg to apply them\n", nl, nl == 1 ? "" : "s", nl == 1 ? "s" : "", nl == 1 ? "is" : "are");

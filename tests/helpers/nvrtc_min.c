@@ -3,7 +3,11 @@
  * Compiles a kernel with NVRTC (which needs no GPU), loads the PTX with
  * cuModuleLoadData and launches it through the exported driver symbols;
  * run against tests/helpers/fakecuda.c it tests, without a GPU, that the
- * shim links a module to the NVRTC program it came from. */
+ * shim links a module to the NVRTC program it came from.
+ *
+ *   nvrtc_min          axpy launched three times without arguments
+ *   nvrtc_min N...     axpy launched once per N with its arguments (a = 2,
+ *                      null pointers, n = N), for policies that read n */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #include <nvrtc.h>
@@ -27,7 +31,15 @@ static const char handwritten[] =
         }                                                        \
     } while (0)
 
-int main(void)
+static void launch_with_n(CUfunction axpy, int n)
+{
+    float a = 2;
+    CUdeviceptr x = 0, y = 0;
+    void *args[] = {&a, &x, &y, &n};
+    CHECK(cuLaunchKernel(axpy, 4, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+}
+
+int main(int argc, char **argv)
 {
     nvrtcProgram prog;
     const char *opts[] = {"-DFACTOR=3", "--gpu-architecture=compute_75"};
@@ -47,7 +59,9 @@ int main(void)
     CHECK(cuModuleGetFunction(&axpy, mod, "axpy"));
     CHECK(cuModuleLoadData(&other, handwritten));
     CHECK(cuModuleGetFunction(&touch, other, "touch"));
-    for (int i = 0; i < 3; i++)
+    for (int i = 1; i < argc; i++)
+        launch_with_n(axpy, atoi(argv[i]));
+    for (int i = 0; argc == 1 && i < 3; i++)
         CHECK(cuLaunchKernel(axpy, 4, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL));
     CHECK(cuLaunchKernel(touch, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
     CHECK(cuModuleUnload(mod));
