@@ -245,9 +245,11 @@ static int source_to_ptx(struct gt_jit *j, struct gt_jit_job *job)
     return out.ok ? 0 : -1;
 }
 
-/* PTX to a cubin into job->cubin (job->ok); messages join job->log. */
-static void ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *ptx)
+/* PTX to a cubin into *cubin (0, or -1); messages replace job->log. */
+static int ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *ptx, unsigned char **cubin,
+                        size_t *cubin_size)
 {
+    int ok = 0;
     nvJitLinkHandle h;
     char arch[32];
     const char **opts = with_arch(job->link_options, job->nlink_options, "-arch=sm_", job->arch, arch, sizeof arch);
@@ -255,7 +257,7 @@ static void ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *p
         free(opts);
         free(job->log);
         job->log = strdup("nvJitLinkCreate failed: bad options");
-        return;
+        return -1;
     }
     free(opts);
     nvJitLinkResult r = j->link.add(h, NVJITLINK_INPUT_PTX, ptx, strlen(ptx), job->name);
@@ -266,9 +268,8 @@ static void ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *p
     if (r != NVJITLINK_SUCCESS) {
         if (j->link.error_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
             log = kept(log, j->link.error_log(h, log) == NVJITLINK_SUCCESS);
-    } else if (j->link.cubin_size(h, &job->cubin_size) == NVJITLINK_SUCCESS &&
-               (job->cubin = malloc(job->cubin_size)) != NULL) {
-        job->ok = j->link.cubin(h, job->cubin) == NVJITLINK_SUCCESS;
+    } else if (j->link.cubin_size(h, cubin_size) == NVJITLINK_SUCCESS && (*cubin = malloc(*cubin_size)) != NULL) {
+        ok = j->link.cubin(h, *cubin) == NVJITLINK_SUCCESS;
         if (j->link.info_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
             log = kept(log, j->link.info_log(h, log) == NVJITLINK_SUCCESS);
     }
@@ -277,10 +278,13 @@ static void ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *p
         job->log = log;
     }
     j->link.destroy(&h);
+    return ok ? 0 : -1;
 }
 
-/* PTX to a cubin, with the watchdog's checks when the job asks for them.
- * A kernel that cannot take them is built as it is: its trials run whole. */
+/* PTX to a cubin, with the watchdog's checks when the job asks for them,
+ * and then the same PTX without them: trials are cut short by the one and
+ * timed with the other, which is what would run.  A kernel that cannot take
+ * the checks is built as it is: its trials run whole. */
 static void link_instrumented(struct gt_jit *j, struct gt_jit_job *job, const char *ptx)
 {
     const char *kernel = job->lowered ? job->lowered : job->kernel;
@@ -288,7 +292,12 @@ static void link_instrumented(struct gt_jit *j, struct gt_jit_job *job, const ch
     if (job->watchdog && kernel &&
         gt_watchdog_instrument(ptx, kernel, job->watchdog, &checked, &job->watch, err, sizeof err) < 0)
         snprintf(job->watch.note, sizeof job->watch.note, "no checks: %s", err);
-    ptx_to_cubin(j, job, checked ? checked : ptx);
+    job->ok = ptx_to_cubin(j, job, checked ? checked : ptx, &job->cubin, &job->cubin_size) == 0;
+    if (job->ok && checked && ptx_to_cubin(j, job, ptx, &job->plain, &job->plain_size) != 0) {
+        free(job->plain);
+        job->plain = NULL;
+        job->plain_size = 0;
+    }
     free(checked);
 }
 
@@ -311,6 +320,8 @@ int gt_jit_from_store(const struct gt_store *store, struct gt_key key, struct gt
         job->ptx = NULL;
     if ((!job->name_expr || job->lowered) && (!want_ptx || job->ptx) &&
         gt_store_get(store, key, "cubin", &job->cubin, &job->cubin_size) == 0) {
+        if (gt_store_get(store, key, "plain", &job->plain, &job->plain_size) != 0)
+            job->plain = NULL, job->plain_size = 0;
         job->ok = job->from_store = 1;
         job->key = key;
         return 1;
@@ -327,7 +338,8 @@ static void to_store(const struct gt_store *store, struct gt_key key, struct gt_
     char *err = job->store_error;
     size_t n = sizeof job->store_error;
     if ((!job->lowered || gt_store_put(store, key, "name", job->lowered, strlen(job->lowered), err, n) == 0) &&
-        (!job->want_ptx || !job->ptx || gt_store_put(store, key, "ptx", job->ptx, strlen(job->ptx) + 1, err, n) == 0))
+        (!job->want_ptx || !job->ptx || gt_store_put(store, key, "ptx", job->ptx, strlen(job->ptx) + 1, err, n) == 0) &&
+        (!job->plain || gt_store_put(store, key, "plain", job->plain, job->plain_size, err, n) == 0))
         gt_store_put(store, key, "cubin", job->cubin, job->cubin_size, err, n);
 }
 
@@ -353,6 +365,9 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
 
 void gt_jit_job_clear(struct gt_jit_job *job)
 {
+    free(job->plain);
+    job->plain = NULL;
+    job->plain_size = 0;
     free(job->cubin);
     free(job->log);
     free(job->lowered);

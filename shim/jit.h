@@ -93,6 +93,8 @@ struct gt_jit_job {
     struct gt_key key;           /* what the cubin is stored under */
     unsigned char *cubin;
     size_t cubin_size;
+    unsigned char *plain;        /* with the watchdog's checks in cubin: the same PTX built without them */
+    size_t plain_size;
     char *log;                   /* the compiler's messages, NULL if none */
     char *lowered;               /* the mangled name of name_expr, when given */
     char *ptx;                   /* what NVRTC made of a source; NULL for PTX input, or from the store

@@ -44,6 +44,7 @@
 #include "gputune.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +59,7 @@
 #define MIN_GAIN 0.01     /* a winner must beat the original by this fraction */
 #define DEFAULT_WD_FACTOR 2.0  /* a trial's deadline: this times the best time so far */
 #define DEFAULT_WD_FLOOR_MS 0.1 /* but never sooner */
-#define CROSS_SHORT 1.10  /* a plain build this much slower than its checked trial: the checks' times read short */
-#define CROSS_COSTLY 0.80 /* this much faster: the checks cost too much */
+#define SKEW 0.05         /* a first run with the watchdog's checks this far off the time without is noted */
 
 /* ---- serializing launches while a session runs ---- */
 
@@ -156,8 +156,7 @@ struct session {
     struct gt_knobs knobs;      /* that function's launch-time knobs, when no variant runs */
     struct gt_geom geom;        /* and its geometry */
     long trials, invalid, verify_failures, aborted, estimates;
-    long checks;               /* new bests timed again without the watchdog's checks */
-    int distrusted;            /* and found another time */
+    long skewed;               /* trials whose run with the watchdog's checks read SKEW off their time */
     double base_us;            /* the original's time */
     struct gt_strategy *strategy;
     const struct gt_settings *st; /* its settings, */
@@ -580,26 +579,102 @@ static enum gt_trial_status time_candidate(struct session *s, const char *cfgtex
     return GT_TRIAL_OK;
 }
 
+/* Compares the last run's output with the reference: 0 when it matches,
+ * 1 when it differs (said unless quiet), -1 when it could not be compared. */
+static int check_output(struct session *s, const char *cfgtext, int quiet)
+{
+    char why[1024];
+    struct gt_diff d;
+    if (gt_snapshot_compare(&s->snap, s->compare, s->abs_tol, s->rel_tol, s->stream, &d, why, sizeof why) != 0) {
+        gt_warn("kernel %s: %s", s->p->shown, why);
+        return -1;
+    }
+    if (d.buffer < 0)
+        return 0;
+    s->verify_failures++;
+    if (!quiet)
+        gt_info("kernel %s: '%s' computes another result: buffer %d (%.1f MiB at 0x%llx) differs first at "
+                "element %llu, %llu elements in all",
+                s->p->shown, cfgtext, d.buffer, s->snap.v[d.buffer].size / 1048576.0,
+                (unsigned long long)s->snap.v[d.buffer].base, d.index, d.count);
+    return 1;
+}
+
+/* Loads a rebuilt candidate: v from the build, with the watchdog's checks
+ * when it has them, and plain from the same code without them when there
+ * is one.  0, or -1 with why. */
+static int load_candidate(struct session *s, const struct candidate *c, const struct gt_jit_job *built,
+                          struct gt_variant *v, struct gt_variant *plain, char *why, size_t len)
+{
+    if (gt_plan_load(s->p, s->hd, &c->knobs, built, v, why, len) != 0)
+        return -1;
+    if (!built->plain)
+        return 0;
+    struct gt_jit_job view = *built;
+    view.cubin = built->plain;
+    view.cubin_size = built->plain_size;
+    if (gt_plan_load(s->p, s->hd, &c->knobs, &view, plain, why, len) != 0) {
+        gt_debug("kernel %s: its build without the watchdog's checks does not load (%s); timed with them", s->p->shown,
+                 why);
+        memset(plain, 0, sizeof *plain);
+    }
+    return 0;
+}
+
+/* Runs a candidate under the watchdog once, then, unless that was cut
+ * short, runs what run mode would (the build without checks when there is
+ * one), checks its output and times it. */
+static enum gt_trial_status run_trial(struct session *s, const struct candidate *c, struct gt_variant *v,
+                                      struct gt_variant *plain, const char *cfgtext, int quiet, const char **outcome,
+                                      double *us)
+{
+    double t[1], first = -1;
+    CUresult r;
+    run_candidate(s, c, v);
+    s->fresh = 1;
+    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
+    if (r == CUDA_SUCCESS && cut_short(s))
+        return aborted(s, cfgtext, n > 0 ? t[0] : -1, us);
+    if (r == CUDA_SUCCESS && plain->module) {
+        first = n > 0 ? t[0] : -1;
+        s->running = plain;
+        s->wd = 0; /* never cut: the run above was not */
+        gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
+    }
+    if (r != CUDA_SUCCESS) {
+        gt_debug("kernel %s: '%s' failed to run: %s", s->p->shown, cfgtext, gt_cu_error(r));
+        return GT_TRIAL_INVALID;
+    }
+    int differs = check_output(s, cfgtext, quiet);
+    if (differs) {
+        *outcome = differs > 0 ? "wrong" : "failed";
+        return GT_TRIAL_INVALID;
+    }
+    enum gt_trial_status st = time_candidate(s, cfgtext, us);
+    if (st == GT_TRIAL_OK && first > 0 && fabs(first / *us - 1) > SKEW) {
+        s->skewed++;
+        gt_debug("kernel %s: '%s' ran %.1f us with the watchdog's checks, %.1f us without", s->p->shown, cfgtext,
+                 first, *us);
+    }
+    return st;
+}
+
 /* Loads, checks and times one candidate: GT_TRIAL_OK with its median in
- * *us, GT_TRIAL_ABORTED with how long it ran, or GT_TRIAL_INVALID.  The
- * first run is timed too, for when it is cut short.  quiet: a candidate
- * measured again, neither logged nor recorded.  A configuration of
- * launch-time knobs alone runs the application's own function, as run mode
- * does. */
+ * *us, GT_TRIAL_ABORTED with how long it ran, or GT_TRIAL_INVALID.  quiet:
+ * a candidate measured again, neither logged nor recorded.  A
+ * configuration of launch-time knobs alone runs the application's own
+ * function, as run mode does. */
 static enum gt_trial_status trial(struct session *s, struct candidate *c, const struct gt_jit_job *built, int quiet,
                                   double *us)
 {
     char why[1024], cfgtext[512];
-    struct gt_variant v = {0};
-    struct gt_diff d;
-    double t[1], t0 = now();
-    CUresult r;
-    enum gt_trial_status st = GT_TRIAL_INVALID;
+    struct gt_variant v = {0}, plain = {0};
+    double t0 = now();
     const char *outcome = "failed";
     *us = -1;
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
     if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
-        (c->rebuild && gt_plan_load(s->p, s->hd, &c->knobs, built, &v, why, sizeof why) != 0)) {
+        (c->rebuild && load_candidate(s, c, built, &v, &plain, why, sizeof why) != 0)) {
         gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
         if (!quiet)
             record(s, cfgtext, "invalid", -1, c->build_s, NULL);
@@ -607,34 +682,16 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
     }
     struct gt_estimate est;
     const struct gt_estimate *e = !quiet && trials_file() ? estimate(s, c, &v, built, cfgtext, &est) : NULL;
-    run_candidate(s, c, &v);
-    s->fresh = 1;
-    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
-    if (r != CUDA_SUCCESS) {
-        gt_debug("kernel %s: '%s' failed to run: %s", s->p->shown, cfgtext, gt_cu_error(r));
-    } else if (cut_short(s)) {
-        st = aborted(s, cfgtext, n > 0 ? t[0] : -1, us);
-    } else if (gt_snapshot_compare(&s->snap, s->compare, s->abs_tol, s->rel_tol, s->stream, &d, why, sizeof why) != 0) {
-        gt_warn("kernel %s: %s", s->p->shown, why);
-    } else if (d.buffer >= 0) {
-        s->verify_failures++;
-        outcome = "wrong";
-        if (!quiet)
-            gt_info("kernel %s: '%s' computes another result: buffer %d (%.1f MiB at 0x%llx) differs first at "
-                    "element %llu, %llu elements in all",
-                    s->p->shown, cfgtext, d.buffer, s->snap.v[d.buffer].size / 1048576.0,
-                    (unsigned long long)s->snap.v[d.buffer].base, d.index, d.count);
-    } else {
-        st = time_candidate(s, cfgtext, us);
-    }
+    enum gt_trial_status st = run_trial(s, c, &v, &plain, cfgtext, quiet, &outcome, us);
     if (st != GT_TRIAL_INVALID)
         outcome = st == GT_TRIAL_OK ? "ok" : "cut";
     if (!quiet)
         record(s, cfgtext, outcome, *us, c->build_s, e);
     run_original(s);
-    s->wd = 0;
-    if (c->rebuild)
+    if (c->rebuild) {
         gt_variant_unload(&v);
+        gt_variant_unload(&plain);
+    }
     s->t_run += now() - t0;
     return st;
 }
@@ -689,45 +746,8 @@ static void describe_checks(struct session *s, const struct gt_jit_job *job)
              job->watch.note);
 }
 
-/* A configuration built with the watchdog's checks that reads a new best
- * time is run again built without them: a kernel whose checked build runs
- * another pace than its plain one (plain more than CROSS_SHORT times the
- * checked time: the checked times read short; under CROSS_COSTLY times:
- * the checks cost too much) has its trials go on without the checks, or
- * with the entry check only.  Returns 1 when the watchdog's times were
- * found untrue; the plain build joins the best few otherwise. */
-static int cross_check(struct session *s, struct candidate *c, double us)
-{
-    struct candidate plain = {.cfg = c->cfg, .knobs = c->knobs, .rebuild = 1};
-    char cfgtext[512];
-    double t = -1, t0 = now();
-    if (gt_plan_job(s->p, c->cfg, s->c->g.block, GT_WATCHDOG_OFF, &plain.vj) != 0)
-        return 0;
-    gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &plain.vj.job);
-    s->t_compile += now() - t0;
-    int ok = trial(s, &plain, &plain.vj.job, 1, &t) == GT_TRIAL_OK;
-    double ratio = ok ? t / us : 1;
-    s->checks += ok;
-    if (ratio <= CROSS_SHORT && ratio >= CROSS_COSTLY) {
-        if (ok)
-            keep_best(s, &plain, t);
-        gt_variant_job_free(&plain.vj);
-        return 0;
-    }
-    gt_variant_job_free(&plain.vj);
-    gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
-    int was = s->watchdog;
-    s->watchdog = ratio < CROSS_COSTLY && was == GT_WATCHDOG_LOOPS ? GT_WATCHDOG_ENTRY : GT_WATCHDOG_OFF;
-    s->distrusted = 1;
-    gt_info("kernel %s: '%s' runs %.1f us built without the watchdog's checks and %.1f us with them (%.2fx); "
-            "trials of this kernel go on with %s", s->p->shown, cfgtext, t, us, ratio,
-            s->watchdog == GT_WATCHDOG_ENTRY ? "the entry check only" : "no checks");
-    return 1;
-}
-
-/* Tries (or estimates) one candidate and tells the strategy; returns 1
- * when the trial showed the watchdog's times untrue. */
-static int try_candidate(struct session *s, struct candidate *c, double deadline)
+/* Tries (or estimates) one candidate and tells the strategy. */
+static void try_candidate(struct session *s, struct candidate *c, double deadline)
 {
     double us = -1;
     if (c->estimate) {
@@ -735,49 +755,16 @@ static int try_candidate(struct session *s, struct candidate *c, double deadline
             estimate_only(s, c);
         else
             gt_strategy_estimated(s->strategy, c->cfg, NULL);
-        return 0;
+        return;
     }
     enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
     s->trials++;
     s->invalid += st == GT_TRIAL_INVALID;
-    int best = st == GT_TRIAL_OK && (s->best_us <= 0 || us < s->best_us);
-    if (best && c->rebuild && c->vj.job.watchdog && cross_check(s, c, us))
-        return 1;
     gt_strategy_report(s->strategy, c->cfg, us, st);
-    if (st == GT_TRIAL_OK && !(best && c->rebuild && c->vj.job.watchdog))
+    if (st == GT_TRIAL_OK)
         keep_best(s, c, us);
-    if (best)
+    if (st == GT_TRIAL_OK && (s->best_us <= 0 || us < s->best_us))
         s->best_us = us;
-    return 0;
-}
-
-/* The strategy, from the start of the space. */
-static int start_strategy(struct session *s, char *why, size_t len)
-{
-    s->strategy = gt_strategy_new(s->st ? s->st->strategy : NULL, s->p->space, s->launch, s->st, s->budget, s->seed,
-                                  why, len);
-    if (!s->strategy)
-        return -1;
-    gt_strategy_baseline(s->strategy, s->base_us);
-    return 0;
-}
-
-/* The search again from its start, with the trials' new watchdog: what the
- * strategy learnt came from untrue times. */
-static int restart_search(struct session *s)
-{
-    char why[512];
-    for (int i = 0; i < s->nbest; i++) {
-        free(s->best[i].cfg);
-        gt_jit_job_clear(&s->best[i].built);
-    }
-    s->nbest = 0;
-    s->best_us = s->base_us;
-    gt_strategy_free(s->strategy);
-    if (start_strategy(s, why, sizeof why) == 0)
-        return 0;
-    gt_warn("kernel %s: the search cannot start again: %s", s->p->shown, why);
-    return -1;
 }
 
 /* The strategy's proposals, built ahead on the pool, then tried in turn. */
@@ -822,18 +809,14 @@ static void search(struct session *s, long budget, double deadline)
                 c->task.done = 1;
             }
         }
-        int restart = 0;
         for (int i = 0; i < nb; i++) {
             struct candidate *c = &batch[i];
             wait_build(s, pool, c);
             describe_checks(s, &c->vj.job);
-            if (!restart)
-                restart = try_candidate(s, c, deadline);
+            try_candidate(s, c, deadline);
             gt_variant_job_free(&c->vj);
             free(c->cfg);
         }
-        if (restart && s->trials < budget / 2 && restart_search(s) != 0)
-            return;
     }
 }
 
@@ -1028,6 +1011,17 @@ static uint64_t seed_for(const char *kernel, const char *signature)
     return seed ^ gt_hash64(kernel, strlen(kernel)) ^ gt_hash64(signature, strlen(signature));
 }
 
+/* The strategy, from the start of the space. */
+static int start_strategy(struct session *s, char *why, size_t len)
+{
+    s->strategy = gt_strategy_new(s->st ? s->st->strategy : NULL, s->p->space, s->launch, s->st, s->budget, s->seed,
+                                  why, len);
+    if (!s->strategy)
+        return -1;
+    gt_strategy_baseline(s->strategy, s->base_us);
+    return 0;
+}
+
 /* Tunes the launch's kernel at its signature (the caller has marked it
  * done, so no other thread starts the same session), then runs the launch
  * with the winner.  Returns 1 with the launch's result in *r when it ran the
@@ -1081,14 +1075,13 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         char estimated[64] = "";
         if (s.estimates)
             snprintf(estimated, sizeof estimated, "; %ld variant%s estimated", s.estimates, s.estimates == 1 ? "" : "s");
-        if (s.distrusted)
-            snprintf(estimated + strlen(estimated), sizeof estimated - strlen(estimated), "; watchdog distrusted");
         gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
                 "short%s): %s %.2f us against %.2f us, %.2fx",
                 p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, estimated,
                 winner >= 0 ? config : "the original", best, baseline, baseline / best);
-        gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot",
-                 p->shown, s.t_compile, trial_seconds(&s), snapshot_seconds(&s));
+        gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot; "
+                 "%ld trial%s ran over %.0f%% off their time with the watchdog's checks", p->shown, s.t_compile,
+                 trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s", SKEW * 100);
         long entry = persist(&s, signature, config, best, baseline);
         remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
         if (winner >= 0) {
