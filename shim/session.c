@@ -252,10 +252,11 @@ static CUresult launch_trial(void *arg, CUstream stream)
     return r;
 }
 
-/* The next launches run the original. */
+/* The next launches run the original, unwatched. */
 static void run_original(struct session *s)
 {
     s->running = NULL;
+    s->wd = 0;
     s->knobs = (struct gt_knobs){.cache = GT_CACHE_DEFAULT, .carveout = GT_CARVEOUT_DEFAULT};
     s->geom = s->c->g;
 }

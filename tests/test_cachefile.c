@@ -72,6 +72,26 @@ int main(void)
     ok(!gt_cache_nearest(&c, &probe), "nothing near on another device");
     gt_cache_clear(&c);
 
+    struct gt_centry verdict = add[1];
+    verdict.guard = GT_CENTRY_DROPPED;
+    verdict.guard_speedup = 0.97;
+    ok(gt_cache_save(path, "/opt/app/bin/solver", &verdict, 1, err, sizeof err) == 0, "a verdict of the guard saved");
+    gt_cache_load(&c, path, err, sizeof err);
+    e = gt_cache_find(&c, &verdict);
+    ok(e && e->guard == GT_CENTRY_DROPPED && e->guard_speedup == 0.97 && gt_cache_find(&c, &add[0])->guard == 0,
+       "read back on its entry alone");
+    gt_cache_clear(&c);
+    static const char *const bad_guards[] = {"dropped", "kept x", "maybe 1.0", "kept -1", "kept 1.0 more"};
+    for (size_t i = 0; i < sizeof bad_guards / sizeof *bad_guards; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "[gputune]\nformat = 1\n[entry x]\nkernel = k\nguard = %s\n", bad_guards[i]);
+        write_text(path, text);
+        ok(gt_cache_load(&c, path, err, sizeof err) != 0 && strstr(err, "line 5: bad guard"), "guard = %s: %s",
+           bad_guards[i], err);
+    }
+    unlink(path);
+    ok(gt_cache_save(path, "/opt/app/bin/solver", add, 3, err, sizeof err) == 0, "the three entries again");
+
     struct gt_centry again = entry("_Z5saxpyifPKfPf", sig, "maxrreg=80");
     ok(gt_cache_save(path, "/opt/app/bin/solver", &again, 1, err, sizeof err) == 0, "an entry saved again");
     gt_cache_load(&c, path, err, sizeof err);

@@ -79,12 +79,15 @@ int gt_cmd_cache(int argc, char **argv)
     }
     printf("%s: %zu entries\n", path, c.n);
     if (c.n)
-        printf("%10s %10s %8s %6s  %-8s %-12s %s\n", "baseline", "best", "speedup", "trials", "arch", "strategy",
-               "kernel / signature / configuration");
+        printf("%10s %10s %8s %-14s %6s  %-8s %-12s %s\n", "baseline", "best", "speedup", "in the app", "trials",
+               "arch", "strategy", "kernel / signature / configuration");
     for (size_t i = 0; i < c.n; i++) {
         const struct gt_centry *e = &c.v[i];
-        printf("%8.2fus %8.2fus %7.2fx %6ld  sm_%-5d %-12s %s / %s / %s\n", e->baseline_us, e->time_us,
-               e->time_us > 0 ? e->baseline_us / e->time_us : 1.0, e->trials, e->arch, e->strategy, e->kernel,
+        char app[32] = "-";
+        if (e->guard != GT_CENTRY_UNCHECKED)
+            snprintf(app, sizeof app, "%s %.2fx", e->guard == GT_CENTRY_KEPT ? "kept" : "dropped", e->guard_speedup);
+        printf("%8.2fus %8.2fus %7.2fx %-14s %6ld  sm_%-5d %-12s %s / %s / %s\n", e->baseline_us, e->time_us,
+               e->time_us > 0 ? e->baseline_us / e->time_us : 1.0, app, e->trials, e->arch, e->strategy, e->kernel,
                e->signature, e->config);
     }
     gt_cache_clear(&c);

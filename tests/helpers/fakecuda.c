@@ -7,7 +7,11 @@
  * FAKECUDA_FAIL=name,name... makes those entry points fail with
  * CUDA_ERROR_OUT_OF_MEMORY, to test that errors pass through the shim.
  * FAKECUDA_PARAMS="offset:size,..." sets the parameter layout every kernel
- * reports (default: an int, a float and two pointers). */
+ * reports (default: an int, a float and two pointers).  Two events time
+ * 0.25 ms, or, when the last launch before the second ran a function set to
+ * prefer L1, FAKECUDA_L1_TRIAL_MS on a stream of the shim's own and
+ * FAKECUDA_L1_APP_MS on the default stream: a way to make that knob look
+ * faster or slower in trials and in the application. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -21,6 +25,7 @@
 struct fake_func {
     unsigned magic;
     int is_kernel;
+    CUfunc_cache cache;
     char name[128];
     struct fake_func *next;
 };
@@ -179,12 +184,16 @@ CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size) {
 CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size) { return param_info(k, i, off, size); }
 
 static int capturing;
+static int last_l1; /* the last launch ran a function that prefers L1 */
 
 static CUresult launch(const void *f, unsigned bx)
 {
     if (!valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
-    return bx > 1024 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (bx > 1024)
+        return CUDA_ERROR_INVALID_VALUE;
+    last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
+    return CUDA_SUCCESS;
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -324,17 +333,36 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
     return CUDA_ERROR_NOT_FOUND;
 }
 
-CUresult cuEventCreate(CUevent *e, unsigned flags) { (void)flags; *e = (CUevent)malloc(8); return CUDA_SUCCESS; }
+struct fake_event {
+    CUstream stream;
+    int l1;
+};
+
+CUresult cuEventCreate(CUevent *e, unsigned flags)
+{
+    (void)flags;
+    *e = (CUevent)calloc(1, sizeof(struct fake_event));
+    return CUDA_SUCCESS;
+}
 CUresult cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
-CUresult cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
-CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s)
+{
+    struct fake_event *ev = (struct fake_event *)e;
+    ev->stream = s;
+    ev->l1 = last_l1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { return cuEventRecord(e, s); }
 CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e) { (void)e; return CUDA_SUCCESS; }
 
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
-    (void)a, (void)b;
-    *ms = 0.25f;
+    (void)a;
+    const struct fake_event *end = (const struct fake_event *)b;
+    const char *v = end->l1 ? getenv(end->stream ? "FAKECUDA_L1_TRIAL_MS" : "FAKECUDA_L1_APP_MS") : NULL;
+    *ms = v ? strtof(v, NULL) : 0.25f;
     return CUDA_SUCCESS;
 }
 
@@ -354,9 +382,17 @@ CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevic
 
 CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
 {
-    (void)c;
     FAIL_IF_ASKED();
-    return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    if (!valid(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    ((struct fake_func *)f)->cache = c;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuKernelSetCacheConfig(CUkernel k, CUfunc_cache c, CUdevice d)
+{
+    (void)d;
+    return cuFuncSetCacheConfig((CUfunction)k, c);
 }
 
 /* Device memory is host memory here, which is all the tracker needs. */

@@ -1,0 +1,66 @@
+#!/bin/sh
+# The guard, on the CPU against the stand-in driver, whose events read a
+# function that prefers L1 as faster or slower as told (FAKECUDA_L1_*_MS):
+# run mode checks each applied configuration against the original on the
+# application's own launches, keeps one that is faster there, drops one
+# that is not (said once, the original from then on), records either
+# verdict in the cache file, and a later run leaves a dropped one alone.
+. "$(dirname "$0")/lib.sh"
+
+H="$GT_BUILD/tests/helpers"
+FAKE="$GT_BUILD/tests/fakecuda"
+export GPUTUNE_CACHE_DIR="$TMP/cache"
+export GPUTUNE_POLICY="$TMP/policy.ini"
+cat >"$GPUTUNE_POLICY" <<'INI'
+[kernel "saxpy*"]
+cache = default, l1
+INI
+
+# minirt under the shim in mode $1, log in $TMP/$2.log.
+minirt() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt"
+}
+
+verdicts() {
+    grep -h '^guard = ' "$TMP"/cache/minirt-*.ini | sort | uniq -c | sed 's/^ *//'
+}
+
+export FAKECUDA_L1_TRIAL_MS=0.2
+out=$(FAKECUDA_L1_APP_MS=0.2 minirt tune tune)
+is "$out" "minirt: done" "tune mode: the application runs"
+is "$(grep -c "kernel saxpy.* tuned in .*: cache=l1 200.00 us against 250.00 us" "$TMP/tune.log")" 3 \
+    "  every signature of saxpy tuned to cache=l1, faster in its trials"
+check "  its first launches after the session are checked on the application's launches" \
+    grep -q "runs 'cache=l1' from tuned now .*; checking it on the application's launches" "$TMP/tune.log"
+
+out=$(FAKECUDA_L1_APP_MS=0.2 minirt run kept)
+is "$out" "minirt: done" "run mode, the configuration faster in the application too: it runs"
+is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's own launches (8 and 8 timed); kept" \
+    "$TMP/kept.log")" 3 "  each signature's configuration is kept, and said so once"
+check "  the exit line states the effect" \
+    grep -q "in the application: 3 applied configurations measured faster on its own launches and kept (1.2[0-9]x over" \
+    "$TMP/kept.log"
+is "$(verdicts)" "3 guard = kept 1.250" "  the cache file records the verdicts"
+
+out=$(FAKECUDA_L1_APP_MS=0.3 minirt run dropped)
+is "$out" "minirt: done" "run mode, the configuration slower in the application: it runs"
+is "$(grep -c "'cache=l1' is not faster than the original on the application's own launches (0.83x, 8 and 8 timed); the original runs from now on" \
+    "$TMP/dropped.log")" 3 "  each signature's configuration is dropped, and said so once"
+check "  the exit line counts them" grep -q "0 applied configurations .* 3 dropped as not faster" "$TMP/dropped.log"
+is "$(verdicts)" "3 guard = dropped 0.833" "  the cache file records the new verdicts"
+saxpy_applied=$(detail_of "$TMP/dropped.log" "saxpy" applied)
+check "  most of saxpy's 120 launches ran the original ($saxpy_applied ran the configuration)" [ "$saxpy_applied" -le 30 ]
+
+out=$(FAKECUDA_L1_APP_MS=0.2 minirt run after)
+is "$out" "minirt: done" "a later run"
+is "$(detail_of "$TMP/after.log" "saxpy" applied)" 0 "  does not try a dropped configuration again"
+check "  and checks nothing" sh -c "! grep -q 'on the application.s own launches' '$TMP/after.log'"
+
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off minirt tune tune2 >/dev/null
+out=$(GPUTUNE_GUARD=off FAKECUDA_L1_APP_MS=0.3 minirt run off)
+is "$out" "minirt: done" "GPUTUNE_GUARD=off"
+is "$(detail_of "$TMP/off.log" "saxpy" applied)" 120 "  every launch runs the configuration, unchecked"
+check "  and no verdict is recorded" sh -c "! grep -q '^guard = ' '$TMP'/cache/minirt-*.ini"
+
+done_testing
