@@ -193,6 +193,23 @@ void gt_devcode_decode(struct gt_devcode *dc, size_t i)
     free(owned);
 }
 
+/* The entry a device of architecture `arch` runs: SASS built for it, else
+ * the newest SASS of its major version that it can run, else the first
+ * PTX; nentries when there is none. */
+size_t gt_devcode_pick(const struct gt_devcode *dc, int arch)
+{
+    size_t sass = dc->nentries, ptx = dc->nentries;
+    for (size_t i = 0; i < dc->nentries; i++) {
+        const struct gt_fatbin_entry *fe = &dc->entries[i].fe;
+        int runs = fe->arch == arch || (fe->arch < arch && fe->arch / 10 == arch / 10 && fe->suffix != 'a');
+        if (fe->kind == GT_FATBIN_ELF && runs && (sass == dc->nentries || fe->arch > dc->entries[sass].fe.arch))
+            sass = i;
+        else if (fe->kind == GT_FATBIN_PTX && ptx == dc->nentries)
+            ptx = i;
+    }
+    return sass < dc->nentries ? sass : ptx;
+}
+
 void gt_devcode_free(struct gt_devcode *dc)
 {
     for (size_t i = 0; i < dc->nentries; i++) {
