@@ -132,6 +132,12 @@ void gt_plan_free(struct gt_plan *p)
     free(p);
 }
 
+/* The settings of the plan's kernel: its section's, else those of the kernels no section names. */
+const struct gt_settings *gt_plan_settings(const struct gt_plan *p)
+{
+    return p->sec ? &p->sec->set : gt.app.policy ? &gt.app.policy->unnamed : NULL;
+}
+
 /* A configuration from text: dimensions not named keep their default. */
 int gt_plan_parse(const struct gt_plan *p, const char *text, uint32_t *cfg, char *err, size_t errlen)
 {
@@ -389,9 +395,7 @@ int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_
     }
     const struct gt_image *img = k->image;
     size_t size = 0;
-    const unsigned char *code = img ? gt_image_container(img, &size) : NULL;
-    if (!code && img && (img->format == GT_FMT_CUBIN || img->format == GT_FMT_PTX))
-        code = img->bytes, size = img->size;
+    const unsigned char *code = img ? gt_image_code(img, &size) : NULL;
     if (!code) {
         snprintf(err, errlen, "the shim does not hold the kernel's image");
         return -1;
