@@ -63,10 +63,21 @@ static void from_cubin(const struct gt_cubin *c, const char *kernel, unsigned *f
         *found |= effect_of(c->externs[known ? k->externs[i] : i]);
 }
 
-/* Which of the functions above `kernel` can call, in code (a cubin, PTX or
- * fatbin) as a device of architecture `arch` loads it: a bit each in
- * *found, which gt_sidefx_describe names.  Returns 0, or -1 with a message
- * in err when the code cannot be read. */
+/* Which of the functions above `kernel` can call in one decoded entry: a
+ * bit each in *found, which gt_sidefx_describe names.  -1 when out of memory. */
+int gt_sidefx_entry(const struct gt_devcode_entry *e, const char *kernel, unsigned *found)
+{
+    *found = 0;
+    if (e->fe.kind == GT_FATBIN_ELF) {
+        from_cubin(&e->cubin, kernel, found);
+        return 0;
+    }
+    return from_ptx(&e->ptx, kernel, found);
+}
+
+/* The same in code (a cubin, PTX or fatbin) as a device of architecture
+ * `arch` loads it.  Returns 0, or -1 with a message in err when the code
+ * cannot be read. */
 int gt_sidefx(const unsigned char *code, size_t size, const char *kernel, int arch, unsigned *found, char *err,
               size_t errlen)
 {
@@ -79,13 +90,11 @@ int gt_sidefx(const unsigned char *code, size_t size, const char *kernel, int ar
     if (pick == dc.nentries) {
         rc = gt_errf(err, errlen, "it holds neither SASS for sm_%d nor PTX", arch);
     } else {
-        struct gt_devcode_entry *e = &dc.entries[pick];
         gt_devcode_decode(&dc, pick);
+        const struct gt_devcode_entry *e = &dc.entries[pick];
         if (e->status != 1)
             rc = gt_errf(err, errlen, "%s", e->error);
-        else if (e->fe.kind == GT_FATBIN_ELF)
-            from_cubin(&e->cubin, kernel, found);
-        else if (from_ptx(&e->ptx, kernel, found) != 0)
+        else if (gt_sidefx_entry(e, kernel, found) != 0)
             rc = gt_errf(err, errlen, "out of memory");
     }
     gt_devcode_free(&dc);
