@@ -219,13 +219,14 @@ void gt_inspect_tuning(const struct gt_inspect_file *f, const struct gt_inspect_
                        size_t len)
 {
     struct buf b = {0};
-    if (relocatable_only(f, k) && f->dc.wrappers[2])
+    int dropped = relocatable_only(f, k) && f->dc.wrappers[2];
+    if (dropped)
         put(&b, "none: relocatable code the device link left out of the program");
     else if (device)
         tuning_on(&b, k, device);
     else
         tuning_anywhere(&b, f, k);
-    if (!relocatable_only(f, k) || !f->dc.wrappers[2])
+    if (!dropped)
         side_effects(&b, f, k, device);
     snprintf(out, len, "%s", b.s ? b.s : "");
     free(b.s);
