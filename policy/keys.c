@@ -937,7 +937,8 @@ static void apply_word(struct ctx *c, const struct gt_raw *r, const char *arg, c
 {
     (void)arg;
     static const char *const verify[] = {"bitwise", "tolerance"}, *const vtype[] = {"f32", "f64", "f16", "bf16"},
-                             *const watchdog[] = {"off", "entry", "loops"}, *const unnamed[] = {"skip", "auto"};
+                             *const watchdog[] = {"off", "entry", "loops"}, *const unnamed[] = {"skip", "auto"},
+                             *const side_effects[] = {"refuse", "allow"};
     struct gt_settings *st = &c->sec->set;
     int i;
     if (strcmp(k->name, "verify") == 0 && (i = choice(c, r, verify, 2, "bitwise or tolerance")) >= 0)
@@ -948,6 +949,8 @@ static void apply_word(struct ctx *c, const struct gt_raw *r, const char *arg, c
         st->watchdog = i;
     else if (strcmp(k->name, "unnamed") == 0 && (i = choice(c, r, unnamed, 2, "auto or skip")) >= 0)
         st->unnamed = i;
+    else if (strcmp(k->name, "side_effects") == 0 && (i = choice(c, r, side_effects, 2, "refuse or allow")) >= 0)
+        st->side_effects = i;
 }
 
 /* ---- the table ---- */
@@ -989,6 +992,7 @@ static const struct key keys[] = {
     {"watchdog.floor_ms", K_BOTH, 2, 0, apply_number, 0},
     {"timing.repeat", K_BOTH, 2, 0, apply_number, 0},
     {"timing.remeasure", K_BOTH, 2, 0, apply_number, 0},
+    {"side_effects", K_BOTH, 2, 0, apply_word, 0},
     {"unnamed", K_DEFAULTS, 2, 0, apply_word, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -1117,7 +1121,7 @@ void gt_settings_init(struct gt_settings *st)
     *st = (struct gt_settings){
         .tune = -1, .budget_trials = -1, .budget_seconds = -1, .verify = -1, .verify_abs = -1, .verify_rel = -1,
         .verify_type = -1, .watchdog = -1, .watchdog_factor = -1, .watchdog_floor_ms = -1, .timing_repeat = -1,
-        .timing_remeasure = -1, .unnamed = -1,
+        .timing_remeasure = -1, .side_effects = -1, .unnamed = -1,
     };
 }
 
@@ -1150,6 +1154,7 @@ int gt_settings_merge(struct gt_settings *dst, const struct gt_settings *src)
     FILL(watchdog_floor_ms);
     FILL(timing_repeat);
     FILL(timing_remeasure);
+    FILL(side_effects);
     FILL(unnamed);
     if (!dst->strategy && src->strategy && !(dst->strategy = strdup(src->strategy)))
         return -1;

@@ -13,6 +13,7 @@
 enum gt_verify { GT_VERIFY_BITWISE, GT_VERIFY_TOLERANCE };
 enum gt_vtype { GT_VTYPE_F32, GT_VTYPE_F64, GT_VTYPE_F16, GT_VTYPE_BF16 };
 enum gt_watchdog { GT_WATCHDOG_OFF, GT_WATCHDOG_ENTRY, GT_WATCHDOG_LOOPS };
+enum gt_side_effects { GT_SIDE_EFFECTS_REFUSE, GT_SIDE_EFFECTS_ALLOW };
 
 struct gt_kv {
     char *key, *value;
@@ -34,6 +35,7 @@ struct gt_settings {
     int watchdog;              /* enum gt_watchdog */
     double watchdog_factor, watchdog_floor_ms;
     int64_t timing_repeat, timing_remeasure;
+    int side_effects;          /* enum gt_side_effects: whether kernels that print, assert or allocate are tuned */
     int unnamed;               /* [defaults] only: 1 automatic space, 0 leave alone */
 };
 

@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "session.h"
 #include "state.h"
+#include "trialsafe.h"
 
 #include "gputune.h"
 
@@ -253,7 +254,11 @@ static struct gt_plan *decide(struct gt_apply *a, struct gt_kernel *k)
     if (p && cached)
         take_cached(a, p);
     if (p)
-        p->tune = !config && tunable(a, sec);
+        p->tune = !config && tunable(a, sec) && gt_trialsafe(p);
+    if (p && !p->tune && !p->choices && !p->ncached) { /* nothing to run or tune */
+        gt_plan_free(p);
+        p = NULL;
+    }
     free(shown);
     return p;
 }

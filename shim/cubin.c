@@ -9,6 +9,9 @@
  * `size` bytes for format 4.  Relocations say which module variables a
  * relocatable (-rdc) cubin's functions touch; a linked cubin reaches its
  * globals through constant bank slots instead, so there usage stays unknown.
+ * Functions the driver provides (vprintf, malloc...) are undefined symbols;
+ * which function calls them, relocations say in a relocatable cubin, and
+ * each function's EIATTR_EXTERNS list in both kinds.
  *
  * Parsing goes through libelf on the caller's bytes, which it never writes
  * for a little-endian 64-bit ELF, the only kind accepted here. */
@@ -33,6 +36,7 @@ enum {
     EIFMT_SVAL = 4,
     EIATTR_MAX_THREADS = 0x05,
     EIATTR_PARAM_CBANK = 0x0a,
+    EIATTR_EXTERNS = 0x0f,
     EIATTR_REQNTID = 0x10,
     EIATTR_FRAME_SIZE = 0x11,
     EIATTR_KPARAM_INFO = 0x17,
@@ -68,12 +72,17 @@ struct parser {
     size_t symstr, nsyms;
     long *sym_kernel;          /* symbol -> kernel index, or -1 */
     long *sym_var;             /* symbol -> variable index, or -1 */
+    long *sym_extern;          /* symbol -> extern index, or -1 */
     long *sec_kernel;          /* .text section -> kernel index, or -1 */
     VEC(struct gt_cubin_kernel) kernels;
     VEC(struct gt_cubin_var) vars;
     VEC(struct gt_cubin_param) params;
+    VEC(const char *) externs;
     unsigned char *uses;       /* section x variable: relocation seen */
     unsigned char *calls;      /* section x section: relocation to a function */
+    unsigned char *ext;        /* section x extern: listed or relocated */
+    size_t info_text;          /* the .text section of the .nv.info.<function> being read */
+    int externs_listed;        /* some function has an EIATTR_EXTERNS list */
     int has_reserved_smem;
     int failed;
     char *err;
@@ -224,14 +233,24 @@ static int add_var(struct parser *P, size_t symi, const GElf_Sym *s, const char 
     return PUSH(P, P->vars, v);
 }
 
+static int add_extern(struct parser *P, size_t symi, const char *name)
+{
+    const char *copy = gt_arena_strndup(P->c->arena, name, strlen(name));
+    if (!copy)
+        return fail(P, "out of memory");
+    P->sym_extern[symi] = (long)P->externs.n;
+    return PUSH(P, P->externs, copy);
+}
+
 static int read_symbols(struct parser *P)
 {
     P->sym_kernel = malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_kernel);
     P->sym_var = malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_var);
-    if (!P->sym_kernel || !P->sym_var)
+    P->sym_extern = malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_extern);
+    if (!P->sym_kernel || !P->sym_var || !P->sym_extern)
         return fail(P, "out of memory");
     for (size_t i = 0; i < P->nsyms; i++) {
-        P->sym_kernel[i] = P->sym_var[i] = -1;
+        P->sym_kernel[i] = P->sym_var[i] = P->sym_extern[i] = -1;
         GElf_Sym s;
         if (!gelf_getsym(P->symtab, (int)i, &s))
             return fail(P, "unreadable symbol %zu", i);
@@ -242,7 +261,10 @@ static int read_symbols(struct parser *P)
         enum gt_cubin_space sp;
         if (type == STT_FUNC && s.st_shndx != SHN_UNDEF)
             P->c->nfunctions++;
-        if (type == STT_FUNC && (s.st_other & STO_CUDA_ENTRY)) {
+        if (type == STT_FUNC && s.st_shndx == SHN_UNDEF) {
+            if (add_extern(P, i, name) != 0)
+                return -1;
+        } else if (type == STT_FUNC && (s.st_other & STO_CUDA_ENTRY)) {
             if (add_kernel(P, i, &s, name) != 0)
                 return -1;
         } else if ((type == STT_OBJECT || type == STT_CUDA_OBJECT) && s.st_shndx > 0 && s.st_shndx < P->nsecs && name[0] != '$' &&
@@ -418,16 +440,20 @@ static int read_kernel_sections(struct parser *P)
     return 0;
 }
 
-/* ---- which variables each kernel reaches ---- */
+/* ---- which variables and external functions each kernel reaches ---- */
 
 static void note_reloc(struct parser *P, size_t text, uint64_t info)
 {
     size_t sym = GELF_R_SYM(info);
-    size_t nv = P->vars.n;
     if (sym >= P->nsyms)
         return;
     if (P->sym_var[sym] >= 0) {
-        P->uses[text * nv + (size_t)P->sym_var[sym]] = 1;
+        P->uses[text * P->vars.n + (size_t)P->sym_var[sym]] = 1;
+        return;
+    }
+    if (P->sym_extern[sym] >= 0) {
+        if (P->ext)
+            P->ext[text * P->externs.n + (size_t)P->sym_extern[sym]] = 1;
         return;
     }
     GElf_Sym s;
@@ -457,56 +483,111 @@ static void read_relocations(struct parser *P)
     }
 }
 
-/* The variables reachable from one kernel's .text through calls. */
-static int kernel_vars(struct parser *P, struct gt_cubin_kernel *k, size_t text, unsigned char *seen, size_t *stack)
+/* EIATTR_EXTERNS: the undefined symbols a function's code refers to. */
+static void extern_attr(struct parser *P, struct gt_cubin_kernel *unused, const struct attr *a)
 {
-    size_t nv = P->vars.n, ns = P->nsecs, sp = 0, found = 0;
-    unsigned *vars = gt_arena_alloc(P->c->arena, (nv ? nv : 1) * sizeof *vars);
-    unsigned char *hit = calloc(nv ? nv : 1, 1);
-    if (!vars || !hit) {
-        free(hit);
-        return fail(P, "out of memory");
+    (void)unused;
+    if (a->id != EIATTR_EXTERNS || a->fmt != EIFMT_SVAL)
+        return;
+    P->externs_listed = 1;
+    for (uint32_t i = 0; i + 4 <= a->len; i += 4) {
+        uint32_t sym = rd32(a->value + i);
+        if (sym < P->nsyms && P->sym_extern[sym] >= 0)
+            P->ext[P->info_text * P->externs.n + (size_t)P->sym_extern[sym]] = 1;
     }
+}
+
+static void read_extern_lists(struct parser *P)
+{
+    for (size_t i = 0; i < P->nsecs; i++) {
+        const struct section *s = &P->secs[i];
+        if (starts(s->name, ".nv.info.") && s->sh.sh_info < P->nsecs && section_data(P, i)) {
+            P->info_text = s->sh.sh_info;
+            each_attr(s->data, extern_attr, P, NULL);
+        }
+    }
+}
+
+/* Marks in seen[] the .text sections reachable from `text` through calls. */
+static void reach(struct parser *P, size_t text, unsigned char *seen, size_t *stack)
+{
+    size_t ns = P->nsecs, sp = 0;
     memset(seen, 0, ns);
     stack[sp++] = text;
     seen[text] = 1;
     while (sp) {
         size_t t = stack[--sp];
-        for (size_t v = 0; v < nv; v++)
-            if (P->uses[t * nv + v] && !hit[v]) {
-                hit[v] = 1;
-                vars[found++] = (unsigned)v;
-            }
         for (size_t u = 0; u < ns; u++)
             if (P->calls[t * ns + u] && !seen[u]) {
                 seen[u] = 1;
                 stack[sp++] = u;
             }
     }
+}
+
+/* The columns of `matrix` (sections x n) set in the rows of the sections
+ * seen[] marks, or in the row of `text` alone when seen is NULL. */
+static int collect(struct parser *P, const unsigned char *matrix, size_t n, const unsigned char *seen, size_t text,
+                   unsigned **out, unsigned *count)
+{
+    unsigned *found = gt_arena_alloc(P->c->arena, (n ? n : 1) * sizeof *found);
+    unsigned char *hit = calloc(n ? n : 1, 1);
+    if (!found || !hit) {
+        free(hit);
+        return fail(P, "out of memory");
+    }
+    *count = 0;
+    for (size_t t = seen ? 0 : text; t < (seen ? P->nsecs : text + 1); t++) {
+        if (seen && !seen[t])
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if (matrix[t * n + j] && !hit[j]) {
+                hit[j] = 1;
+                found[(*count)++] = (unsigned)j;
+            }
+    }
     free(hit);
-    k->vars = vars;
-    k->nvars = (unsigned)found;
-    k->vars_known = 1;
+    *out = found;
     return 0;
 }
 
-/* Only relocatable cubins name their variables per function; the matrices
- * are sections squared, so very large modules go without. */
-static int variable_usage(struct parser *P)
+/* Only relocatable cubins say which function calls which, and name their
+ * variables per function; the matrices are sections squared, so very large
+ * modules go without.  EIATTR_EXTERNS lists cover a linked cubin, whose
+ * kernels carry copies of what they call. */
+static int usage(struct parser *P)
 {
-    size_t ns = P->nsecs, nv = P->vars.n;
-    if (!P->c->relocatable || ns > 512 || (nv && ns > ((size_t)64 << 20) / nv))
-        return 0;
-    P->uses = calloc(ns * (nv ? nv : 1), 1);
-    P->calls = calloc(ns * ns, 1);
-    unsigned char *seen = malloc(ns);
-    size_t *stack = malloc(ns * sizeof *stack);
-    int r = (!P->uses || !P->calls || !seen || !stack) ? fail(P, "out of memory") : 0;
-    if (r == 0)
+    size_t ns = P->nsecs, nv = P->vars.n, ne = P->externs.n;
+    const size_t cap = (size_t)64 << 20;
+    int relocs = P->c->relocatable && ns <= 512 && !(nv && ns > cap / nv);
+    int lists = ne && ns <= cap / ne;
+    unsigned char *seen = relocs ? malloc(ns) : NULL;
+    size_t *stack = relocs ? malloc(ns * sizeof *stack) : NULL;
+    if (relocs) {
+        P->uses = calloc(ns * (nv ? nv : 1), 1);
+        P->calls = calloc(ns * ns, 1);
+    }
+    if (lists)
+        P->ext = calloc(ns * ne, 1);
+    int oom = (relocs && (!P->uses || !P->calls || !seen || !stack)) || (lists && !P->ext);
+    int r = oom ? fail(P, "out of memory") : 0;
+    if (r == 0 && lists)
+        read_extern_lists(P);
+    if (r == 0 && relocs)
         read_relocations(P);
-    for (size_t i = 0; r == 0 && i < ns; i++)
-        if (P->sec_kernel[i] >= 0)
-            r = kernel_vars(P, &P->kernels.v[P->sec_kernel[i]], i, seen, stack);
+    int externs_known = lists && (P->c->relocatable ? relocs : P->externs_listed);
+    for (size_t i = 0; r == 0 && i < ns; i++) {
+        struct gt_cubin_kernel *k = P->sec_kernel[i] >= 0 ? &P->kernels.v[P->sec_kernel[i]] : NULL;
+        if (k && relocs) {
+            reach(P, i, seen, stack);
+            r = collect(P, P->uses, nv, seen, i, &k->vars, &k->nvars);
+            k->vars_known = 1;
+        }
+        if (k && r == 0 && externs_known) {
+            r = collect(P, P->ext, ne, seen, i, &k->externs, &k->nexterns);
+            k->externs_known = 1;
+        }
+    }
     free(seen);
     free(stack);
     return r;
@@ -538,10 +619,12 @@ static int publish(struct parser *P)
     struct gt_cubin *c = P->c;
     c->kernels = gt_arena_memdup(c->arena, P->kernels.v, P->kernels.n * sizeof *c->kernels);
     c->vars = gt_arena_memdup(c->arena, P->vars.v, P->vars.n * sizeof *c->vars);
-    if (!c->kernels || !c->vars)
+    c->externs = gt_arena_memdup(c->arena, P->externs.v, P->externs.n * sizeof *c->externs);
+    if (!c->kernels || !c->vars || !c->externs)
         return fail(P, "out of memory");
     c->nkernels = P->kernels.n;
     c->nvars = P->vars.n;
+    c->nexterns = P->externs.n;
     return 0;
 }
 
@@ -557,7 +640,7 @@ static int parse(struct parser *P, const unsigned char *data, size_t size)
         return fail(P, "unreadable ELF: %s", elf_errmsg(-1));
     c->relocatable = eh.e_type == ET_REL;
     c->abi_version = eh.e_ident[EI_ABIVERSION];
-    if (read_sections(P) != 0 || read_symbols(P) != 0 || read_kernel_sections(P) != 0 || variable_usage(P) != 0)
+    if (read_sections(P) != 0 || read_symbols(P) != 0 || read_kernel_sections(P) != 0 || usage(P) != 0)
         return -1;
     c->suffix = arch_suffix(P);
     return publish(P);
@@ -577,12 +660,15 @@ int gt_cubin_parse(const unsigned char *data, size_t size, struct gt_cubin *c, c
     free(P.secs);
     free(P.sym_kernel);
     free(P.sym_var);
+    free(P.sym_extern);
     free(P.sec_kernel);
     free(P.kernels.v);
     free(P.vars.v);
     free(P.params.v);
+    free(P.externs.v);
     free(P.uses);
     free(P.calls);
+    free(P.ext);
     if (r != 0)
         gt_cubin_free(c);
     return r;
@@ -592,4 +678,12 @@ void gt_cubin_free(struct gt_cubin *c)
 {
     gt_arena_free(c->arena);
     memset(c, 0, sizeof *c);
+}
+
+const struct gt_cubin_kernel *gt_cubin_find(const struct gt_cubin *c, const char *name)
+{
+    for (size_t i = 0; i < c->nkernels; i++)
+        if (strcmp(c->kernels[i].name, name) == 0)
+            return &c->kernels[i];
+    return NULL;
 }

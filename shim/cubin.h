@@ -38,6 +38,9 @@ struct gt_cubin_kernel {
     unsigned *vars;            /* indices into the cubin's vars known to be used */
     unsigned nvars;
     int vars_known;            /* relocations tell which variables it uses */
+    unsigned *externs;         /* indices into the cubin's externs it calls, itself or through what it calls */
+    unsigned nexterns;
+    int externs_known;         /* the cubin tells which external functions it calls */
 };
 
 struct gt_cubin {
@@ -50,11 +53,14 @@ struct gt_cubin {
     size_t nfunctions;         /* defined functions, kernels included */
     struct gt_cubin_var *vars;
     size_t nvars;
+    const char **externs;      /* functions called but not defined here: the driver's (vprintf, malloc...) */
+    size_t nexterns;
     struct gt_arena *arena;
 };
 
 int gt_cubin_parse(const unsigned char *data, size_t size, struct gt_cubin *c, char *err, size_t errlen);
 void gt_cubin_free(struct gt_cubin *c);
+const struct gt_cubin_kernel *gt_cubin_find(const struct gt_cubin *c, const char *name);
 int gt_cubin_arch(const unsigned char *data, size_t size, int *arch);
 
 #endif

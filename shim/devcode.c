@@ -193,6 +193,32 @@ void gt_devcode_decode(struct gt_devcode *dc, size_t i)
     free(owned);
 }
 
+/* Whether SASS built for sm_<arch><suffix> runs on a device of architecture
+ * `device`: the same major architecture and no newer; an "a" build only on
+ * its own architecture. */
+int gt_devcode_sass_runs(int arch, char suffix, int device)
+{
+    if (suffix == 'a')
+        return arch == device;
+    return arch / 10 == device / 10 && arch <= device;
+}
+
+/* The entry a device of architecture `arch` runs: the newest SASS that runs
+ * on it, else the first PTX; nentries when there is none. */
+size_t gt_devcode_pick(const struct gt_devcode *dc, int arch)
+{
+    size_t sass = dc->nentries, ptx = dc->nentries;
+    for (size_t i = 0; i < dc->nentries; i++) {
+        const struct gt_fatbin_entry *fe = &dc->entries[i].fe;
+        if (fe->kind == GT_FATBIN_ELF && gt_devcode_sass_runs(fe->arch, fe->suffix, arch) &&
+            (sass == dc->nentries || fe->arch > dc->entries[sass].fe.arch))
+            sass = i;
+        else if (fe->kind == GT_FATBIN_PTX && ptx == dc->nentries)
+            ptx = i;
+    }
+    return sass < dc->nentries ? sass : ptx;
+}
+
 void gt_devcode_free(struct gt_devcode *dc)
 {
     for (size_t i = 0; i < dc->nentries; i++) {

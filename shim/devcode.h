@@ -42,6 +42,8 @@ struct gt_devcode {
 
 int gt_devcode_open(const unsigned char *data, size_t size, struct gt_devcode *dc, char *err, size_t errlen);
 void gt_devcode_decode(struct gt_devcode *dc, size_t i);
+size_t gt_devcode_pick(const struct gt_devcode *dc, int arch);
+int gt_devcode_sass_runs(int arch, char suffix, int device);
 void gt_devcode_free(struct gt_devcode *dc);
 const char *gt_devcode_format_name(const struct gt_devcode *dc);
 int gt_devcode_looks_like_ptx(const unsigned char *data, size_t size);

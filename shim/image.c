@@ -96,6 +96,17 @@ const unsigned char *gt_image_container(const struct gt_image *img, size_t *size
     return *size ? fb : NULL;
 }
 
+/* The device code of an image as the parsers take it: its fatbin, or the
+ * cubin or PTX itself; NULL when it holds none. */
+const unsigned char *gt_image_code(const struct gt_image *img, size_t *size)
+{
+    if (img->format == GT_FMT_CUBIN || img->format == GT_FMT_PTX) {
+        *size = img->size;
+        return img->bytes;
+    }
+    return gt_image_container(img, size);
+}
+
 static int ptx_target(const unsigned char *text, size_t size)
 {
     const char *end = (const char *)text + size;

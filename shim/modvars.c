@@ -23,10 +23,7 @@ static int add(struct gt_modvar *v, int *n, const char *name, int writable)
 
 static int from_cubin(const struct gt_cubin *c, const char *kernel, struct gt_modvar *v, int *n)
 {
-    const struct gt_cubin_kernel *k = NULL;
-    for (size_t i = 0; i < c->nkernels && !k; i++)
-        if (strcmp(c->kernels[i].name, kernel) == 0)
-            k = &c->kernels[i];
+    const struct gt_cubin_kernel *k = gt_cubin_find(c, kernel);
     size_t count = k && k->vars_known ? k->nvars : c->nvars;
     for (size_t i = 0; i < count; i++) {
         const struct gt_cubin_var *var = &c->vars[k && k->vars_known ? k->vars[i] : i];
@@ -58,12 +55,7 @@ int gt_modvars(const unsigned char *code, size_t size, const char *kernel, int a
     *n = 0;
     if (gt_devcode_open(code, size, &dc, err, sizeof err) != 0)
         return -1;
-    size_t pick = dc.nentries;
-    for (size_t i = 0; i < dc.nentries; i++) {
-        const struct gt_fatbin_entry *fe = &dc.entries[i].fe;
-        if ((fe->kind == GT_FATBIN_ELF && fe->arch == arch) || (fe->kind == GT_FATBIN_PTX && pick == dc.nentries))
-            pick = i;
-    }
+    size_t pick = gt_devcode_pick(&dc, arch);
     int rc = 0;
     if (pick < dc.nentries) {
         struct gt_devcode_entry *e = &dc.entries[pick];

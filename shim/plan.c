@@ -136,6 +136,12 @@ void gt_plan_free(struct gt_plan *p)
     free(p);
 }
 
+/* The settings of the plan's kernel: its section's, else those of the kernels no section names. */
+const struct gt_settings *gt_plan_settings(const struct gt_plan *p)
+{
+    return p->sec ? &p->sec->set : gt.app.policy ? &gt.app.policy->unnamed : NULL;
+}
+
 /* A configuration from text: dimensions not named keep their default. */
 int gt_plan_parse(const struct gt_plan *p, const char *text, uint32_t *cfg, char *err, size_t errlen)
 {

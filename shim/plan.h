@@ -72,6 +72,7 @@ struct gt_plan_launch {
 struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, char *err,
                             size_t errlen);
 void gt_plan_free(struct gt_plan *p);
+const struct gt_settings *gt_plan_settings(const struct gt_plan *p);
 int gt_plan_parse(const struct gt_plan *p, const char *text, uint32_t *cfg, char *err, size_t errlen);
 struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *signature, const uint32_t *cfg,
                                  const char *why);

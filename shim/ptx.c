@@ -947,6 +947,27 @@ const struct gt_ptx_func *gt_ptx_find(const struct gt_ptx_module *m, const char 
     return NULL;
 }
 
+/* Marks in[] (nfuncs flags, zeroed) the function `f` and every function it
+ * calls, directly or not.  Returns -1 when out of memory. */
+int gt_ptx_reach(const struct gt_ptx_module *m, size_t f, unsigned char *in)
+{
+    size_t *stack = malloc(m->nfuncs * sizeof *stack), sp = 0;
+    if (!stack)
+        return -1;
+    in[f] = 1;
+    stack[sp++] = f;
+    while (sp) {
+        const struct gt_ptx_func *g = &m->funcs[stack[--sp]];
+        for (unsigned i = 0; i < g->ncalls; i++)
+            if (!in[g->calls[i]]) {
+                in[g->calls[i]] = 1;
+                stack[sp++] = g->calls[i];
+            }
+    }
+    free(stack);
+    return 0;
+}
+
 /* Only the .version and .target of a module, cheaply: they come first.
  * Returns 0 when both were found. */
 int gt_ptx_header(const char *text, size_t size, int *version, int *target, char *suffix)

@@ -89,6 +89,7 @@ struct gt_ptx_module {
 int gt_ptx_parse(const char *text, size_t size, struct gt_ptx_module *m, char *err, size_t errlen);
 void gt_ptx_free(struct gt_ptx_module *m);
 const struct gt_ptx_func *gt_ptx_find(const struct gt_ptx_module *m, const char *name);
+int gt_ptx_reach(const struct gt_ptx_module *m, size_t f, unsigned char *in);
 int gt_ptx_header(const char *text, size_t size, int *version, int *target, char *suffix);
 
 #endif

@@ -261,14 +261,9 @@ static void run_original(struct session *s)
     s->geom = s->c->g;
 }
 
-static const struct gt_settings *settings(const struct gt_plan *p)
-{
-    return p->sec ? &p->sec->set : gt.app.policy ? &gt.app.policy->unnamed : NULL;
-}
-
 static void choose_comparison(struct session *s)
 {
-    const struct gt_settings *st = settings(s->p);
+    const struct gt_settings *st = gt_plan_settings(s->p);
     static const enum gt_compare by_type[] = {GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16};
     s->compare = GT_COMPARE_BITS;
     s->abs_tol = st && st->verify_abs >= 0 ? st->verify_abs : 0;
@@ -291,7 +286,7 @@ static int env_watchdog(void)
 /* The policy's watchdog settings over GPUTUNE_WATCHDOG over the defaults. */
 static void choose_watchdog(struct session *s)
 {
-    const struct gt_settings *st = settings(s->p);
+    const struct gt_settings *st = gt_plan_settings(s->p);
     char why[256];
     s->watchdog = st && st->watchdog >= 0 ? st->watchdog : env_watchdog();
     s->factor = st && st->watchdog_factor >= 1 ? st->watchdog_factor : DEFAULT_WD_FACTOR;
@@ -344,9 +339,7 @@ static void add_variables(struct session *s)
 {
     struct gt_kernel *k = s->hd->kernel;
     size_t size = 0;
-    const unsigned char *code = k->image ? gt_image_container(k->image, &size) : NULL;
-    if (!code && k->image)
-        code = k->image->bytes, size = k->image->size;
+    const unsigned char *code = k->image ? gt_image_code(k->image, &size) : NULL;
     struct gt_modvar *vars;
     int n;
     CUmodule m = code ? gt_original_module(s->hd) : NULL;
@@ -1032,7 +1025,7 @@ static int start_strategy(struct session *s, char *why, size_t len)
 int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                     const char *signature, CUresult *r)
 {
-    const struct gt_settings *st = settings(p);
+    const struct gt_settings *st = gt_plan_settings(p);
     struct session s = {.p = p, .hd = hd, .c = c, .signature = signature, .st = st,
                         .budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS,
                         .seed = seed_for(p->k->name, signature)};

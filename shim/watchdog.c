@@ -288,24 +288,14 @@ static int after_label(const char *text, const struct gt_ptx_loop *l, size_t *at
  * *external whether it calls code defined elsewhere. */
 static int reach(const struct gt_ptx_module *m, size_t kernel, unsigned char *in, unsigned *uses, int *external)
 {
-    size_t *stack = malloc(m->nfuncs * sizeof *stack), sp = 0;
-    if (!stack)
+    if (gt_ptx_reach(m, kernel, in) != 0)
         return -1;
     *uses = 0;
     *external = 0;
-    in[kernel] = 1;
-    stack[sp++] = kernel;
-    while (sp) {
-        const struct gt_ptx_func *f = &m->funcs[stack[--sp]];
-        *uses |= f->uses;
-        *external |= f->is_extern;
-        for (unsigned i = 0; i < f->ncalls; i++)
-            if (!in[f->calls[i]]) {
-                in[f->calls[i]] = 1;
-                stack[sp++] = f->calls[i];
-            }
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        *uses |= in[i] ? m->funcs[i].uses : 0;
+        *external |= in[i] && m->funcs[i].is_extern;
     }
-    free(stack);
     return 0;
 }
 

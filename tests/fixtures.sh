@@ -12,7 +12,7 @@ FATBINARY=$(dirname "$NVCC")/fatbinary
 stamp="$dir/.complete"
 if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ "$stamp" -nt "$src/kernels.cu" ] &&
    [ "$stamp" -nt "$src/linked_a.cu" ] && [ "$stamp" -nt "$src/linked_b.cu" ] &&
-   [ "$stamp" -nt "$src/watchdog_kernels.cu" ]; then
+   [ "$stamp" -nt "$src/watchdog_kernels.cu" ] && [ "$stamp" -nt "$src/sidefx_kernels.cu" ]; then
     exit 0
 fi
 
@@ -36,13 +36,17 @@ cp "$src"/*.cu .
 ar rcs libkernels.a kernels.o
 
 # Bare device code: PTX, a cubin (with ptxas' own account of its resources),
-# fatbins compressed with LZ4, not compressed, holding NVVM IR for link-time
-# optimization, and one made by fatbinary.
+# kernels that print, assert and allocate (linked, relocatable, and as SASS
+# with PTX), fatbins compressed with LZ4, not compressed, holding NVVM IR for
+# link-time optimization, and one made by fatbinary.
 "$NVCC" -ptx -arch=compute_90 -o kernels.ptx kernels.cu
 "$NVCC" -ptx -arch=compute_90 -o watchdog_kernels.ptx watchdog_kernels.cu
 "$NVCC" -cubin -arch=sm_90 -Xptxas -v -o kernels.cubin kernels.cu 2> kernels.ptxas
 "$NVCC" -cubin -arch=sm_75 -Xptxas -v -o kernels75.cubin kernels.cu 2> kernels75.ptxas
 "$NVCC" -cubin -rdc=true -arch=sm_90 -o linked_a.cubin linked_a.cu
+"$NVCC" -cubin -arch=sm_90 -o sidefx.cubin sidefx_kernels.cu
+"$NVCC" -cubin -rdc=true -arch=sm_90 -o sidefx_rdc.cubin sidefx_kernels.cu
+"$NVCC" -fatbin -gencode arch=compute_90,code='[sm_90,compute_90]' -o sidefx.fatbin sidefx_kernels.cu
 "$NVCC" -fatbin -arch=sm_90 -Xfatbin -compress-all -Xfatbin -compress-mode=speed -o lz4.fatbin kernels.cu
 "$NVCC" -fatbin -arch=sm_90 -Xfatbin -compress-mode=none -o plain.fatbin kernels.cu
 "$NVCC" -fatbin -gencode arch=compute_90,code=lto_90 -o lto.fatbin kernels.cu

@@ -4,8 +4,9 @@
 # the second run, in run mode, must do the same, tune nothing and compile
 # nothing.  faulty_app's variants do not compile, do not launch or compute
 # another result, and its in-place kernels are tuned mid-run; its --big run
-# needs a snapshot that fits nowhere.  PyTorch and CuPy are tuned with the
-# automatic space.
+# needs a snapshot that fits nowhere.  printf_app's kernel that prints is
+# left alone and its output stays the same.  PyTorch and CuPy are tuned with
+# the automatic space.
 . "$(dirname "$0")/lib.sh"
 need_gpu
 export GPUTUNE_CACHE_DIR="$TMP/cache"
@@ -57,8 +58,21 @@ GPUTUNE_CACHE_DIR="$TMP/cache2" run_as tune "$TMP/big" "$GT_BUILD/tests/helpers/
 check "a launch whose snapshot fits nowhere still runs right" ran_ok "$TMP/big"
 check "and is not tuned, with the reason" grep -q "not tuned: a snapshot of .* MiB fits neither in spare device memory" "$TMP/big.log"
 
-# Frameworks with the automatic space.
 unset GPUTUNE_POLICY
+
+# A kernel that prints is not tuned: every trial would print again.
+printf_app=$GT_BUILD/tests/helpers/printf_app
+run_as plain "$TMP/printf.plain" "$printf_app"
+GPUTUNE_CACHE_DIR="$TMP/cache3" run_as tune "$TMP/printf.tune" "$printf_app"
+is "$(grep -c '^shout ' "$TMP/printf.plain.out")" 3 "printf_app: its kernel prints a line per launch"
+check "printf_app: tune mode passes its own check" ran_ok "$TMP/printf.tune"
+check "printf_app: tune mode prints exactly what the run without the shim prints" \
+    cmp "$TMP/printf.plain.out" "$TMP/printf.tune.out"
+is "$(grep -c 'kernel shout: not tuned: it calls vprintf (device printf), which every trial would repeat' \
+    "$TMP/printf.tune.log")" 1 "printf_app: the printing kernel is not tuned, said once"
+check "printf_app: the other kernel is tuned" grep -q 'kernel bump: .* tuned in' "$TMP/printf.tune.log"
+
+# Frameworks with the automatic space.
 PYTHON=${PYTHON:-python3}
 export CUBLAS_WORKSPACE_CONFIG=:4096:8
 for wl in torch cupy; do

@@ -52,6 +52,14 @@ check "app_rdc: the file line tells the linked fatbin from the objects'" grep -q
 check "app_rdc: the linked kernel gets its object's PTX" grep -q "^linked_apply  *sm_90  *compute_90 .*linked_total .*relocatable PTX" "$TMP/rdc.out"
 check "app_rdc: a kernel the device link dropped says so" grep -q "^linked_unreferenced .*left out of the program$" "$TMP/rdc.out"
 
+"$G" inspect "$FX/sidefx.fatbin" >"$TMP/sidefx.out" 2>&1
+is "$?" 0 "sidefx.fatbin: exit status 0"
+check "TUNING: a kernel that prints is one tune mode leaves alone" \
+    grep -q "^sfx_print .*carve-out; tune mode leaves it alone: it calls vprintf (device printf)$" "$TMP/sidefx.out"
+check "  one that allocates too" \
+    grep -q "^sfx_heap .*: it calls malloc (device malloc) and free (device free)$" "$TMP/sidefx.out"
+check "  not the clean kernel beside them" grep -q "^sfx_clean .*carve-out$" "$TMP/sidefx.out"
+
 "$G" inspect "$FX/lto.fatbin" >"$TMP/lto.out" 2>&1
 is "$?" 0 "lto.fatbin: exit status 0"
 check "lto.fatbin: its IR is listed, no kernel" grep -q "^  IR    compute_90 x1$" "$TMP/lto.out"

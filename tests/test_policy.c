@@ -365,7 +365,8 @@ static void overrides(void)
     struct gt_diags d = {0};
     int rc;
     struct gt_policy *p = load("o.ini", "[defaults]\nstrategy = random\nbudget.trials = 9\nstrategy.top = 3\n"
-                                        "[kernel \"k1\"]\nbudget.seconds = 5\ntiming.repeat = 7\n", &d, &rc);
+                                        "[kernel \"k1\"]\nbudget.seconds = 5\ntiming.repeat = 7\n"
+                                        "side_effects = refuse\n", &d, &rc);
     is_int(rc, 0, "a policy to override");
     is_int(gt_policy_override(p, "  strategy=exhaustive\tbudget.trials=100000 strategy.top=8 ", &d), 0,
            "GPUTUNE_SET words are taken");
@@ -383,6 +384,11 @@ static void overrides(void)
     show(&d);
     ok(p->sections[0]->set.budget_trials == 100000, "  and nothing changes");
     gt_diags_clear(&d);
+    ok(p->sections[0]->set.side_effects == GT_SIDE_EFFECTS_REFUSE && p->unnamed.side_effects < 0,
+       "side_effects: refuse in the section, unset elsewhere");
+    is_int(gt_policy_override(p, "side_effects=allow", &d), 0, "GPUTUNE_SET takes side_effects");
+    ok(p->sections[0]->set.side_effects == GT_SIDE_EFFECTS_ALLOW && p->unnamed.side_effects == GT_SIDE_EFFECTS_ALLOW,
+       "  over the section's and for kernels no section names");
     is_int(gt_policy_override(p, "param X=1", &d), 1, "a dimension is not a setting");
     gt_diags_clear(&d);
     is_int(gt_policy_override(p, "", &d), 0, "no words: nothing to do");

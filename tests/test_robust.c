@@ -169,7 +169,8 @@ int main(void)
 {
     static const char *const files[] = {
         "lz4.fatbin", "plain.fatbin", "made.fatbin", "kernels.cubin", "kernels75.cubin", "linked_a.cubin",
-        "kernels.ptx", "kernels.o", "embedded.o", "libkernels.so", "app_default", "app_rdc", "app_compressed",
+        "sidefx.cubin", "kernels.ptx", "kernels.o", "embedded.o", "libkernels.so", "app_default", "app_rdc",
+        "app_compressed",
     };
     fx_dir();
     alarm(3000); /* a hang fails the test */

@@ -75,6 +75,28 @@ check "  and not applied" grep -q "GPUTUNE_SET is not applied" "$TMP/badset.log"
 GPUTUNE_TRIALS="$TMP/plainfile/x.csv" minirt retune badtrials >/dev/null
 check "a GPUTUNE_TRIALS that cannot be written is reported" grep -q "cannot write GPUTUNE_TRIALS=$TMP/plainfile/x.csv" "$TMP/badtrials.log"
 
+# Kernels with side effects: nvrtc_min's chatty calls device printf, which
+# every trial would repeat.  Its kernels report no parameters, as chatty
+# and touch have none.
+nvrtc_min() {
+    mode=$1 log=$2
+    LD_LIBRARY_PATH="$FAKE" FAKECUDA_PARAMS= GPUTUNE_MODE=$mode GPUTUNE_LOG=${GT_LOG_LEVEL:-info} \
+        GPUTUNE_LOG_FILE="$TMP/$log.log" shim "$H/nvrtc_min"
+}
+is "$(nvrtc_min tune sidefx)" "nvrtc_min: done" "a kernel that prints: the application runs"
+said='kernel chatty: not tuned: it calls vprintf (device printf), which every trial would repeat; '
+said="${said}side_effects = allow in its policy tunes it anyway"
+is "$(grep -cF "$said" "$TMP/sidefx.log")" 1 \
+    "  it is not tuned, said once for its two launch signatures"
+check "  no trial ran it" sh -c "! grep -q 'kernel chatty: .* tuned in' '$TMP/sidefx.log'"
+check "  the clean kernel of its module is tuned" grep -q 'kernel touch: .* tuned in' "$TMP/sidefx.log"
+GPUTUNE_SET='side_effects=allow' nvrtc_min retune allowed >/dev/null
+is "$(grep -c 'kernel chatty: .* tuned in' "$TMP/allowed.log")" 2 "GPUTUNE_SET='side_effects=allow' tunes it anyway"
+check "  without the message" sh -c "! grep -q 'kernel chatty: not tuned' '$TMP/allowed.log'"
+GT_LOG_LEVEL=debug GPUTUNE_FORCE='chatty maxrreg=64' nvrtc_min tune forced >/dev/null
+is "$(detail_of "$TMP/forced.log" chatty applied)" 2 "GPUTUNE_FORCE still applies to it"
+check "  without the message" sh -c "! grep -q 'kernel chatty: not tuned' '$TMP/forced.log'"
+
 # Eight processes tuning into one cache file at once.
 rm -rf "$TMP/cache"
 for i in 1 2 3 4 5 6 7 8; do

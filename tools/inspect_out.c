@@ -8,6 +8,7 @@
 #include "imageptx.h"
 #include "inspect.h"
 #include "json.h"
+#include "sidefx.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,15 +115,6 @@ static int relocatable_only(const struct gt_inspect_file *f, const struct gt_ins
 #define JIT_KNOBS "max registers, load cache mode, launch bounds, cache preference, carve-out"
 #define LAUNCH_KNOBS "cache preference and carve-out only"
 
-/* Whether SASS built for b runs on a device: the same major architecture
- * and no older; an "a" build only on its own architecture. */
-static int sass_runs_on(const struct gt_inspect_build *b, int device)
-{
-    if (b->suffix == 'a')
-        return b->arch == device;
-    return b->arch / 10 == device / 10 && b->arch <= device;
-}
-
 static int ptx_reaches(const struct gt_inspect_kernel *k, int device)
 {
     for (unsigned i = 0; i < k->nptx; i++)
@@ -150,7 +142,7 @@ static void tuning_on(struct buf *b, const struct gt_inspect_kernel *k, int devi
     gt_fatbin_arch_name(name, sizeof name, "sm", device, 0);
     int sass = 0;
     for (unsigned i = 0; i < k->nsass; i++)
-        sass |= sass_runs_on(&k->sass[i], device);
+        sass |= gt_devcode_sass_runs(k->sass[i].arch, k->sass[i].suffix, device);
     if (ptx_reaches(k, device)) {
         struct gt_inspect_build *v = malloc(k->nptx * sizeof *v);
         unsigned n = 0;
@@ -199,18 +191,43 @@ static void tuning_anywhere(struct buf *b, const struct gt_inspect_file *f, cons
     }
 }
 
+/* Device printf, assert or heap calls of the builds a device of
+ * architecture `device` (0: any) runs, which tune mode does not repeat. */
+static void side_effects(struct buf *b, const struct gt_inspect_file *f, const struct gt_inspect_kernel *k,
+                         int device)
+{
+    unsigned all = 0, one;
+    for (unsigned i = 0; i < k->nsass; i++)
+        if ((!device || gt_devcode_sass_runs(k->sass[i].arch, k->sass[i].suffix, device)) &&
+            gt_sidefx_entry(&f->dc.entries[k->sass[i].entry], k->name, &one) == 0)
+            all |= one;
+    for (unsigned i = 0; i < k->nptx; i++)
+        if ((!device || gt_image_ptx_fits(k->ptx[i].arch, k->ptx[i].suffix, device)) &&
+            gt_sidefx_entry(&f->dc.entries[k->ptx[i].entry], k->name, &one) == 0)
+            all |= one;
+    if (!all)
+        return;
+    char what[256];
+    gt_sidefx_describe(all, what, sizeof what);
+    put(b, "; tune mode leaves it alone: it calls ");
+    put(b, what);
+}
+
 /* The last column: which tuning knobs apply to the kernel, on a device of
  * architecture `device` or, for 0, on each it has code for. */
 void gt_inspect_tuning(const struct gt_inspect_file *f, const struct gt_inspect_kernel *k, int device, char *out,
                        size_t len)
 {
     struct buf b = {0};
-    if (relocatable_only(f, k) && f->dc.wrappers[2])
+    int dropped = relocatable_only(f, k) && f->dc.wrappers[2];
+    if (dropped)
         put(&b, "none: relocatable code the device link left out of the program");
     else if (device)
         tuning_on(&b, k, device);
     else
         tuning_anywhere(&b, f, k);
+    if (!dropped)
+        side_effects(&b, f, k, device);
     snprintf(out, len, "%s", b.s ? b.s : "");
     free(b.s);
 }
