@@ -452,7 +452,8 @@ static uint32_t param_slot(struct dec *D, const struct gt_ptx_tok *name, int64_t
     return SLOT_UNKNOWN;
 }
 
-static int decode_ld_param(struct dec *D, struct insn *I, const struct opc *o, const struct gt_ptx_range *r, unsigned nr)
+static int decode_ld_param(struct dec *D, struct insn *I, const struct opc *o, const struct gt_ptx_range *r,
+                           unsigned nr)
 {
     const struct gt_ptx_tok *name;
     int64_t off;
