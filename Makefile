@@ -35,7 +35,8 @@ UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
              $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
              $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
-             $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app
+             $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app \
+             $(BUILD)/tests/helpers/lazy_app
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
@@ -91,6 +92,10 @@ $(BUILD)/tests/helpers/faulty_app: tests/fixtures/faulty_app.cu tests/fixtures/f
 	$(NVCC) $(NVFLAGS) $< -o $@
 
 $(BUILD)/tests/helpers/slow_app: tests/fixtures/slow_app.cu tests/fixtures/slow_kernel.cuh examples/common.h examples/runtime.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@
+
+$(BUILD)/tests/helpers/lazy_app: tests/fixtures/lazy_app.cu tests/fixtures/lazy_kernel.cuh examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
