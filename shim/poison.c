@@ -17,8 +17,10 @@
  *     once from there becomes the reference, once it is shown to compute
  *     what it computed from the saved state: the same in every other
  *     buffer, and in the poisoned ones wherever it did not leave the poison
- *     (else the analysis missed a read).  The saved state itself is never
- *     touched: the application's launch runs from it;
+ *     (else the analysis missed a read; that check is bitwise in the
+ *     poisoned buffers whatever the session's comparison, so an output
+ *     that varies from run to run fails it).  The saved state itself is
+ *     never touched: the application's launch runs from it;
  *   - else (no PTX, nothing only written, or that check failed) only
  *     configurations that do not rebuild the kernel are tried, for those
  *     run the application's own code and cannot skip its work; with none
