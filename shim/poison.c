@@ -66,12 +66,13 @@ static int pointed(const struct gt_poison_run *run, unsigned np, const unsigned 
         const unsigned char *arg = gt_call_arg(run->c, run->k, (int)i);
         if (!arg)
             return -1;
-        /* Every 4 bytes: a pointer in a packed struct need not be aligned. */
+        /* Every 4 bytes: a pointer in a packed struct need not be aligned.
+         * One just past a buffer's end counts: the kernel may index back. */
         for (uint32_t off = 0; off + 8 <= run->k->params[i].size; off += 4) {
             uint64_t v;
             memcpy(&v, arg + off, 8);
             for (int b = 0; b < snap->n; b++)
-                if (v >= snap->v[b].base && v - snap->v[b].base < snap->v[b].size)
+                if (v >= snap->v[b].base && v - snap->v[b].base <= snap->v[b].size)
                     by[b] |= reads[i] ? READ : WRITTEN;
         }
     }
