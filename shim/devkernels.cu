@@ -6,9 +6,9 @@
  * Each kernel records the first index that differs (atomicMin) and how many
  * do.  gt_compare_poison checks a run from a state whose write-only buffers
  * were filled with 0xff bytes (GT_SNAP_POISON) against a run from the saved
- * state: bytes still 0xff pass, any other difference counts.  gt_arm arms the watchdog of an instrumented trial (watchdog.c).
- * Built for compute_75 so that the driver can compile it for any device
- * the shim tunes on. */
+ * state: bytes still 0xff pass, any other difference counts.  gt_arm arms
+ * the watchdog of an instrumented trial (watchdog.c).  Built for compute_75
+ * so that the driver can compile it for any device the shim tunes on. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
