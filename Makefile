@@ -26,7 +26,7 @@ CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
 RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
 
 # Modules with no process-wide state: shared by the shim, the tool and unit tests.
-CORE      := errmsg map memtrack hash fatbin image demangle pool store jit rtcworker watchdog arena decompress ptxlex strtab ptx ptxcost cubin elfscan devcode imageptx recipe cachefile modvars sidefx
+CORE      := errmsg map memtrack hash fatbin image demangle pool store jit rtcworker watchdog arena decompress ptxlex strtab ptx ptxcost ptxreads cubin elfscan devcode imageptx recipe cachefile modvars sidefx
 CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
 CORE_LIBS := -l:libinih.a -ldl -lpthread -lelf -llz4 -lzstd -lm
 SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c))) $(BUILD)/shim/devkernels_ptx.o
@@ -37,7 +37,8 @@ HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt 
              $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
              $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app \
              $(BUILD)/tests/helpers/lattice_app \
-             $(BUILD)/tests/helpers/printf_app
+             $(BUILD)/tests/helpers/printf_app \
+             $(BUILD)/tests/helpers/lazy_app
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
@@ -101,6 +102,10 @@ $(BUILD)/tests/helpers/lattice_app: tests/fixtures/lattice_app.cu tests/fixtures
 	$(NVCC) $(NVFLAGS) $< -o $@
 
 $(BUILD)/tests/helpers/printf_app: tests/fixtures/printf_app.cu examples/common.h examples/runtime.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@
+
+$(BUILD)/tests/helpers/lazy_app: tests/fixtures/lazy_app.cu tests/fixtures/lazy_kernel.cuh examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 

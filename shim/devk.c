@@ -13,7 +13,8 @@ extern const unsigned char gt_devkernels_ptx[];
 static const char *const names[GT_DEVK_N] = {
     [GT_DEVK_COMPARE_BITS] = "gt_compare_bits", [GT_DEVK_COMPARE_F32] = "gt_compare_f32",
     [GT_DEVK_COMPARE_F64] = "gt_compare_f64",   [GT_DEVK_COMPARE_F16] = "gt_compare_f16",
-    [GT_DEVK_COMPARE_BF16] = "gt_compare_bf16", [GT_DEVK_ARM] = "gt_arm",
+    [GT_DEVK_COMPARE_BF16] = "gt_compare_bf16", [GT_DEVK_COMPARE_POISON] = "gt_compare_poison",
+    [GT_DEVK_ARM] = "gt_arm",
 };
 
 static struct gt_devk *list;

@@ -5,7 +5,9 @@
 #include "driver.h"
 
 enum gt_devk_fn {
+    /* in the order of enum gt_compare */
     GT_DEVK_COMPARE_BITS, GT_DEVK_COMPARE_F32, GT_DEVK_COMPARE_F64, GT_DEVK_COMPARE_F16, GT_DEVK_COMPARE_BF16,
+    GT_DEVK_COMPARE_POISON,
     GT_DEVK_ARM,
     GT_DEVK_N
 };

@@ -4,9 +4,11 @@
  * of every buffer to the host, so the comparison runs on the GPU: bitwise
  * over 8-byte words, or within a tolerance over elements of a float type.
  * Each kernel records the first index that differs (atomicMin) and how many
- * do.  gt_arm arms the watchdog of an instrumented trial (watchdog.c).
- * Built for compute_75 so that the driver can compile it for any device
- * the shim tunes on. */
+ * do.  gt_compare_poison checks a run from a state whose write-only buffers
+ * were filled with 0xff bytes (GT_SNAP_POISON) against a run from the saved
+ * state: bytes still 0xff pass, any other difference counts.  gt_arm arms
+ * the watchdog of an instrumented trial (watchdog.c).  Built for compute_75
+ * so that the driver can compile it for any device the shim tunes on. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -22,6 +24,22 @@ extern "C" __global__ void gt_compare_bits(const unsigned long long *a, const un
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
          i += (unsigned long long)gridDim.x * blockDim.x)
         if (a[i] != b[i])
+            mismatch(i, first, count);
+}
+
+/* The high bit of each byte of x that is not zero. */
+__device__ static unsigned long long nonzero_bytes(unsigned long long x)
+{
+    const unsigned long long low7 = 0x7f7f7f7f7f7f7f7full;
+    return (((x & low7) + low7) | x) & ~low7;
+}
+
+extern "C" __global__ void gt_compare_poison(const unsigned long long *a, const unsigned long long *b,
+                                             unsigned long long n, unsigned long long *first, unsigned long long *count)
+{
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        if (nonzero_bytes(a[i] ^ b[i]) & nonzero_bytes(~a[i]))
             mismatch(i, first, count);
 }
 

@@ -8,7 +8,8 @@
  * specific.  A device-linked (-rdc) image keeps no PTX in its linked fatbin:
  * each object it was linked from brings its own, so the answer is one PTX
  * per fatbin that has a fitting one, all needed together.  An image with
- * SASS only yields none. */
+ * SASS only yields none.  Rebuilding a kernel, or reading what it does,
+ * takes the one of them that defines it. */
 #include "imageptx.h"
 #include "errmsg.h"
 #include "decompress.h"
@@ -171,6 +172,47 @@ int gt_image_ptx(const struct gt_image *img, int device_arch, struct gt_image_pt
     }
     *out = p;
     return 0;
+}
+
+/* Whether the PTX defines `kernel` (an entry with a body). */
+static int defines(const struct gt_image_ptx *p, const char *kernel)
+{
+    struct gt_ptx_module m;
+    char err[128];
+    if (gt_ptx_parse(p->text, p->size, &m, err, sizeof err) != 0)
+        return 0;
+    const struct gt_ptx_func *f = gt_ptx_find(&m, kernel);
+    int yes = f && f->is_entry && !f->is_extern;
+    gt_ptx_free(&m);
+    return yes;
+}
+
+/* Of the PTX gt_image_ptx finds, the one that defines `kernel`: 0 with it
+ * in *out (free with gt_image_ptx_free(*out, 1)), or -1 with why. */
+int gt_image_ptx_defining(const struct gt_image *img, int device_arch, const char *kernel, struct gt_image_ptx **out,
+                          char *err, size_t errlen)
+{
+    struct gt_image_ptx *ptx = NULL;
+    size_t n = 0, found = 0;
+    *out = NULL;
+    if (!img)
+        return gt_errf(err, errlen, "the image of %s is unknown", kernel);
+    if (gt_image_ptx(img, device_arch, &ptx, &n, err, errlen) != 0)
+        return -1;
+    while (found < n && !defines(&ptx[found], kernel))
+        found++;
+    int r = 0;
+    if (found == n)
+        r = n ? gt_errf(err, errlen, "no PTX of the image defines %s", kernel)
+              : gt_errf(err, errlen, "the image has no PTX for sm_%d (SASS only)", device_arch);
+    else if ((*out = calloc(1, sizeof **out)) == NULL)
+        r = gt_errf(err, errlen, "out of memory");
+    else {
+        **out = ptx[found];
+        memset(&ptx[found], 0, sizeof ptx[found]);
+    }
+    gt_image_ptx_free(ptx, n);
+    return r;
 }
 
 void gt_image_ptx_free(struct gt_image_ptx *p, size_t n)

@@ -18,6 +18,8 @@ struct gt_image_ptx {
 
 int gt_image_ptx(const struct gt_image *img, int device_arch, struct gt_image_ptx **out, size_t *n, char *err,
                  size_t errlen);
+int gt_image_ptx_defining(const struct gt_image *img, int device_arch, const char *kernel, struct gt_image_ptx **out,
+                          char *err, size_t errlen);
 void gt_image_ptx_free(struct gt_image_ptx *p, size_t n);
 int gt_image_ptx_fits(int ptx_arch, char suffix, int device_arch);
 

@@ -33,7 +33,6 @@
 #include <string.h>
 
 #define DEFAULT_STEPS 200000000L
-#define MAXOPS 16
 
 /* ---- growable arrays ---- */
 
@@ -149,19 +148,15 @@ struct fixup {
     size_t n;
 };
 
-struct range {
-    uint32_t b, e;  /* tokens [b, e) of the statement */
-};
-
 struct dec {
-    struct gt_ptx_lex lx;
+    struct gt_ptx_body body;
     const struct gt_ptx_func *f;
     const struct gt_ptxcost_launch *l;
     struct gt_strtab regs, labels;
     VEC(struct insn) insns;
     VEC(uint32_t) ops;
     VEC(struct slot) slots;
-    VEC(struct gt_ptx_tok) toks;     /* the current statement's, after its opcode */
+    const struct gt_ptx_tok *toks;   /* the current statement's operands */
     VEC(struct fixup) fixups;
     uint32_t first_reg;
     int oom;
@@ -325,83 +320,28 @@ static int base_is(const struct opc *o, const char *name)
 
 /* ---- statements ---- */
 
-/* Skips the rest of a statement through its ';', stopping before a '}'
- * that would close the enclosing scope. */
-static void skip_statement(struct dec *D)
+static const struct gt_ptx_tok *tok_at(const struct dec *D, const struct gt_ptx_range *r, uint32_t i)
 {
-    unsigned depth = 0;
-    for (;;) {
-        struct gt_ptx_lex save = D->lx;
-        struct gt_ptx_tok t = gt_ptx_next(&D->lx);
-        if (t.kind == GT_PTX_EOF || (is_punct(&t, ';') && !depth))
-            return;
-        if (is_punct(&t, '{'))
-            depth++;
-        if (is_punct(&t, '}') && !depth--) {
-            D->lx = save;
-            return;
-        }
-    }
+    return &D->toks[r->b + i];
 }
 
-/* The tokens after the opcode into D->toks, split at top-level commas; a
- * statement with more operands than MAXOPS keeps the rest in its last. */
-static unsigned read_operands(struct dec *D, struct range *r)
-{
-    D->toks.n = 0;
-    unsigned depth = 0, nest = 0, nr = 0;
-    uint32_t start = 0;
-    for (;;) {
-        struct gt_ptx_lex save = D->lx;
-        struct gt_ptx_tok t = gt_ptx_next(&D->lx);
-        if (t.kind == GT_PTX_EOF || (is_punct(&t, ';') && !depth))
-            break;
-        if (is_punct(&t, '}') && !depth) {
-            D->lx = save;
-            break;
-        }
-        if (t.kind == GT_PTX_PUNCT) {
-            char c = t.s[0];
-            depth += c == '{';
-            depth -= c == '}';
-            nest += c == '{' || c == '[' || c == '(';
-            nest -= nest && (c == '}' || c == ']' || c == ')');
-            if (c == ',' && !nest && nr < MAXOPS - 1) {
-                r[nr++] = (struct range){start, (uint32_t)D->toks.n};
-                start = (uint32_t)D->toks.n;
-                continue;
-            }
-        }
-        if (PUSH(D, D->toks, t) != 0)
-            return 0;
-    }
-    if (D->toks.n > start || nr)
-        r[nr++] = (struct range){start, (uint32_t)D->toks.n};
-    return nr;
-}
-
-static const struct gt_ptx_tok *tok_at(const struct dec *D, const struct range *r, uint32_t i)
-{
-    return &D->toks.v[r->b + i];
-}
-
-static uint32_t range_len(const struct range *r)
+static uint32_t range_len(const struct gt_ptx_range *r)
 {
     return r->e - r->b;
 }
 
 /* Every name in an operand as a slot: what it reads, or what it writes. */
-static void push_words(struct dec *D, const struct range *r, int dest)
+static void push_words(struct dec *D, const struct gt_ptx_range *r, int dest)
 {
     for (uint32_t i = r->b; i < r->e; i++) {
-        const struct gt_ptx_tok *t = &D->toks.v[i];
+        const struct gt_ptx_tok *t = &D->toks[i];
         if (t->kind == GT_PTX_WORD)
             PUSH(D, D->ops, dest ? dest_slot(D, t) : reg_slot(D, t));
     }
 }
 
 /* A register or an immediate, or !p where `neg` may be set: 0 with its slot. */
-static int simple(struct dec *D, const struct range *r, uint32_t *slot, int *neg)
+static int simple(struct dec *D, const struct gt_ptx_range *r, uint32_t *slot, int *neg)
 {
     uint32_t n = range_len(r);
     if (!n)
@@ -419,7 +359,7 @@ static int simple(struct dec *D, const struct range *r, uint32_t *slot, int *neg
 }
 
 /* Destinations `d`, `p|q` (when pipe) or `{a, b, ...}` (when vec). */
-static int push_dests(struct dec *D, const struct range *r, int pipe, int vec)
+static int push_dests(struct dec *D, const struct gt_ptx_range *r, int pipe, int vec)
 {
     uint32_t n = range_len(r);
     if (!n)
@@ -442,7 +382,7 @@ static int push_dests(struct dec *D, const struct range *r, int pipe, int vec)
 }
 
 /* An instruction not evaluated: it reads the names after its destination. */
-static void decode_any(struct dec *D, struct insn *I, const struct opc *o, const struct range *r, unsigned nr)
+static void decode_any(struct dec *D, struct insn *I, const struct opc *o, const struct gt_ptx_range *r, unsigned nr)
 {
     D->ops.n = I->first;
     I->op = OP_ANY;
@@ -468,7 +408,7 @@ static void decode_any(struct dec *D, struct insn *I, const struct opc *o, const
 }
 
 /* [name], [name+off] or [name-off] */
-static int param_ref(const struct dec *D, const struct range *r, const struct gt_ptx_tok **name, int64_t *off)
+static int param_ref(const struct dec *D, const struct gt_ptx_range *r, const struct gt_ptx_tok **name, int64_t *off)
 {
     uint32_t n = range_len(r);
     if (n < 3)
@@ -512,7 +452,8 @@ static uint32_t param_slot(struct dec *D, const struct gt_ptx_tok *name, int64_t
     return SLOT_UNKNOWN;
 }
 
-static int decode_ld_param(struct dec *D, struct insn *I, const struct opc *o, const struct range *r, unsigned nr)
+static int decode_ld_param(struct dec *D, struct insn *I, const struct opc *o, const struct gt_ptx_range *r,
+                           unsigned nr)
 {
     const struct gt_ptx_tok *name;
     int64_t off;
@@ -537,7 +478,7 @@ static const struct { const char *name; uint8_t op, nsrc; } alus[] = {
 
 /* Integer and predicate arithmetic, when its shape and types are all that
  * the interpreter models. */
-static int decode_alu(struct dec *D, struct insn *I, const struct opc *o, unsigned a, const struct range *r,
+static int decode_alu(struct dec *D, struct insn *I, const struct opc *o, unsigned a, const struct gt_ptx_range *r,
                       unsigned nr)
 {
     uint8_t op = alus[a].op;
@@ -584,14 +525,16 @@ static int is_blocking(const struct opc *o)
     return (o->parts & P_WAIT) && (base_is(o, "cp") || base_is(o, "mbarrier") || base_is(o, "wgmma"));
 }
 
-/* One instruction, after its guard and opcode. */
-static void decode_insn(struct dec *D, uint32_t guard, int gneg, const struct gt_ptx_tok *op)
+/* One instruction, guarded or plain. */
+static void decode_insn(struct dec *D, const struct gt_ptx_stmt *st)
 {
-    struct range r[MAXOPS];
-    unsigned nr = read_operands(D, r);
+    const struct gt_ptx_range *r = st->r;
+    unsigned nr = st->nr;
+    uint32_t guard = st->guard.kind == GT_PTX_WORD ? reg_slot(D, &st->guard) : 0;
     struct opc o;
-    parse_opcode(op, &o);
-    struct insn I = {.guard = guard, .flags = gneg ? F_GNEG : 0, .first = (uint32_t)D->ops.n};
+    parse_opcode(&st->name, &o);
+    D->toks = st->toks;
+    struct insn I = {.guard = guard, .flags = st->guard_neg ? F_GNEG : 0, .first = (uint32_t)D->ops.n};
     int done = 0;
     if (base_is(&o, "bra") && nr == 1 && range_len(&r[0]) == 1 && tok_at(D, &r[0], 0)->kind == GT_PTX_WORD) {
         const struct gt_ptx_tok *label = tok_at(D, &r[0], 0);
@@ -615,67 +558,17 @@ static void decode_insn(struct dec *D, uint32_t guard, int gneg, const struct gt
     PUSH(D, D->insns, I);
 }
 
-/* A statement from its first token: a guarded or plain instruction. */
-static void decode_statement(struct dec *D, struct gt_ptx_tok t)
-{
-    uint32_t guard = 0;
-    int gneg = 0;
-    struct gt_ptx_lex save = D->lx;
-    if (is_punct(&t, '@')) {
-        t = gt_ptx_next(&D->lx);
-        gneg = is_punct(&t, '!');
-        if (gneg)
-            t = gt_ptx_next(&D->lx);
-        if (t.kind == GT_PTX_WORD)
-            guard = reg_slot(D, &t);
-        save = D->lx;
-        t = gt_ptx_next(&D->lx);
-    }
-    if (t.kind != GT_PTX_WORD || t.s[0] == '.' || t.s[0] == '%') {
-        D->lx = save;
-        skip_statement(D);
-        return;
-    }
-    decode_insn(D, guard, gneg, &t);
-}
-
-/* Consumes a ':' when one comes next: the word before it was a label. */
-static int colon_next(struct dec *D)
-{
-    struct gt_ptx_lex save = D->lx;
-    struct gt_ptx_tok c = gt_ptx_next(&D->lx);
-    if (is_punct(&c, ':'))
-        return 1;
-    D->lx = save;
-    return 0;
-}
-
 static void decode_body(struct dec *D)
 {
-    struct gt_ptx_tok t = gt_ptx_next(&D->lx);
-    unsigned depth = is_punct(&t, '{');
-    while (depth && !D->oom) {
-        t = gt_ptx_next(&D->lx);
-        if (t.kind == GT_PTX_EOF)
-            return;
-        if (is_punct(&t, '{')) {
-            depth++;
-        } else if (is_punct(&t, '}')) {
-            depth--;
-        } else if (is_punct(&t, ';')) {
-            continue;
-        } else if (t.kind == GT_PTX_WORD && t.s[0] == '.') {
-            if (is(t.s, t.n, ".loc") || is(t.s, t.n, ".file"))
-                gt_ptx_skip_line(&D->lx);
-            else
-                skip_statement(D);
-        } else if (t.kind == GT_PTX_WORD && t.s[0] != '%' && colon_next(D)) {
-            if (table_put(&D->labels, t.s, t.n, (uint32_t)D->insns.n) != 0)
-                D->oom = 1;
-        } else {
-            decode_statement(D, t);
-        }
+    int kind;
+    while (!D->oom && (kind = gt_ptx_body_next(&D->body)) != GT_PTX_STMT_END) {
+        const struct gt_ptx_stmt *st = &D->body.st;
+        if (kind == GT_PTX_STMT_INSN)
+            decode_insn(D, st);
+        else if (table_put(&D->labels, st->name.s, st->name.n, (uint32_t)D->insns.n) != 0)
+            D->oom = 1;
     }
+    D->oom |= D->body.oom;
 }
 
 /* Branch targets to instruction indices; a branch to no label of the body
@@ -950,7 +843,8 @@ int gt_ptxcost(const char *ptx, size_t size, const char *entry, const struct gt_
     const struct gt_ptx_func *f = pick_entry(&m, entry, err, errlen);
     int r = f ? check_args(f, l, err, errlen) : -1;
     if (r == 0) {
-        struct dec D = {.lx = {ptx, f->end < size ? f->end : size, f->body, 1}, .f = f, .l = l};
+        struct dec D = {.f = f, .l = l};
+        gt_ptx_body_begin(&D.body, ptx, f->body, f->end < size ? f->end : size);
         r = run_entry(&D, out);
         if (r != 0)
             gt_errf(err, errlen, "out of memory");
@@ -959,7 +853,7 @@ int gt_ptxcost(const char *ptx, size_t size, const char *entry, const struct gt_
         free(D.insns.v);
         free(D.ops.v);
         free(D.slots.v);
-        free(D.toks.v);
+        gt_ptx_body_free(&D.body);
         free(D.fixups.v);
     }
     gt_ptx_free(&m);

@@ -16,7 +16,6 @@
 #include "image.h"
 #include "imageptx.h"
 #include "nvrtc_hooks.h"
-#include "ptx.h"
 #include "registry.h"
 
 #include <stdarg.h>
@@ -152,40 +151,23 @@ int gt_recipe_from_image(struct gt_recipe *r, const struct gt_image *img, const 
                          size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    struct gt_image_ptx *ptx = NULL;
-    size_t n = 0;
-    if (!img || gt_image_ptx(img, arch, &ptx, &n, err, errlen) != 0)
+    struct gt_image_ptx *ptx;
+    if (gt_image_ptx_defining(img, arch, kernel, &ptx, err, errlen) != 0)
         return -1;
-    int found = -1;
-    for (size_t i = 0; i < n && found < 0; i++) {
-        struct gt_ptx_module m;
-        char perr[128];
-        if (gt_ptx_parse(ptx[i].text, ptx[i].size, &m, perr, sizeof perr) == 0) {
-            const struct gt_ptx_func *f = gt_ptx_find(&m, kernel);
-            if (f && f->is_entry && !f->is_extern)
-                found = (int)i;
-            gt_ptx_free(&m);
-        }
-    }
-    gt_image_ptx_free(found < 0 ? ptx : NULL, found < 0 ? n : 0);
-    if (found < 0 && n)
-        return gt_errf(err, errlen, "no PTX of the image defines %s", kernel);
-    if (found < 0)
-        return gt_errf(err, errlen, "the image has no PTX for sm_%d (SASS only)", arch);
-    if (ptx[found].relocatable) {
-        gt_image_ptx_free(ptx, n);
+    if (ptx->relocatable) {
+        gt_image_ptx_free(ptx, 1);
         return gt_errf(err, errlen, "%s comes from a device-linked (-rdc) program; it cannot be rebuilt alone", kernel);
     }
     r->input = GT_JIT_PTX;
     r->arch = arch;
-    r->text = ptx[found].text;
-    ptx[found].text = NULL;
+    r->text = ptx->text;
+    ptx->text = NULL;
     r->name = strdup("image.ptx");
     r->kernel = strdup(kernel);
     r->options = calloc(1, sizeof *r->options);
     r->link_options = calloc(1, sizeof *r->link_options);
-    snprintf(r->from, sizeof r->from, "its compute_%d PTX", ptx[found].arch);
-    gt_image_ptx_free(ptx, n);
+    snprintf(r->from, sizeof r->from, "its compute_%d PTX", ptx->arch);
+    gt_image_ptx_free(ptx, 1);
     if (!r->name || !r->kernel || !r->options || !r->link_options) {
         gt_recipe_free(r);
         return gt_errf(err, errlen, "out of memory");

@@ -11,7 +11,9 @@
  *   3. the original runs twice from the saved state: its output is the
  *      reference, and if the two runs differ the kernel is not
  *      deterministic and candidates are compared within the policy's
- *      tolerance (or the launch is not tuned);
+ *      tolerance (or the launch is not tuned); where the outputs already
+ *      held that reference, poison.c makes one that a candidate skipping
+ *      its work cannot match, or only launch-time knobs are tried;
  *   4. the original is timed, then candidates the strategy proposes, built
  *      ahead on the pool, each restored before, checked against the
  *      reference, timed several times (median); the best few are measured
@@ -35,6 +37,7 @@
 #include "hash.h"
 #include "modvars.h"
 #include "plan.h"
+#include "poison.h"
 #include "pool.h"
 #include "snapshot.h"
 #include "state.h"
@@ -164,6 +167,7 @@ struct session {
     uint64_t seed;                /* seed */
     const struct gt_launch *launch; /* and launch: constraints reading it hold for every proposal */
     struct gt_plan_launch env;
+    int launch_only;           /* configurations that rebuild the kernel could skip its work unseen */
     /* the watchdog */
     int watchdog;              /* enum gt_watchdog of the candidates' builds */
     double factor, floor_us;
@@ -206,7 +210,7 @@ static CUresult restore(void *arg, CUstream stream)
 {
     struct session *s = arg;
     s->restores++;
-    CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, stream);
+    CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_TRIAL, stream);
     if (r == CUDA_SUCCESS && s->running)
         gt_variant_mirror(s->running, stream, 0, 0);
     if (r == CUDA_SUCCESS && s->wd)
@@ -297,8 +301,9 @@ static void choose_watchdog(struct session *s)
     }
 }
 
-/* A value that points into device-visible memory adds that allocation. */
-static void add_pointer(struct session *s, uint64_t v)
+/* A value that points into device-visible memory adds that allocation
+ * (indirect: the value was read from memory). */
+static void add_pointer(struct session *s, uint64_t v, int indirect)
 {
     struct gt_mem_range range;
     CUdeviceptr base;
@@ -306,9 +311,9 @@ static void add_pointer(struct session *s, uint64_t v)
     if (v < 4096)
         return;
     if (gt_mem_find(&gt.mem, v, &range) == 0)
-        gt_snapshot_add(&s->snap, range.base, range.size);
+        gt_snapshot_add(&s->snap, range.base, range.size, indirect);
     else if (gt.drv.cuMemGetAddressRange_v2(&base, &size, (CUdeviceptr)v) == CUDA_SUCCESS)
-        gt_snapshot_add(&s->snap, base, size);
+        gt_snapshot_add(&s->snap, base, size, indirect);
 }
 
 static int arg_listed(const struct gt_argref *refs, size_t n, const struct gt_plan *p, int pos)
@@ -330,7 +335,7 @@ static void add_pointed(struct session *s, uint64_t v)
     uint64_t *words = malloc(range.size);
     if (words && gt.drv.cuMemcpyDtoH_v2(words, range.base, range.size) == CUDA_SUCCESS)
         for (size_t i = 0; i < range.size / 8; i++)
-            add_pointer(s, words[i]);
+            add_pointer(s, words[i], 1);
     free(words);
 }
 
@@ -349,7 +354,7 @@ static void add_variables(struct session *s)
         CUdeviceptr a;
         size_t bytes;
         if (vars[i].writable && gt.drv.cuModuleGetGlobal_v2(&a, &bytes, m, vars[i].name) == CUDA_SUCCESS)
-            gt_snapshot_add(&s->snap, a, bytes);
+            gt_snapshot_add(&s->snap, a, bytes, 1);
     }
     gt_modvars_free(vars, n);
 }
@@ -366,12 +371,24 @@ static void collect(struct session *s)
         for (uint32_t off = 0; off + 8 <= k->params[i].size; off += 8) {
             uint64_t v;
             memcpy(&v, arg + off, 8);
-            add_pointer(s, v);
+            add_pointer(s, v, 0);
             if (sec && arg_listed(sec->snap_add, sec->nsnap_add, s->p, i))
                 add_pointed(s, v);
         }
     }
     add_variables(s);
+}
+
+/* Makes sure that a candidate that skips its work cannot pass (poison.c):
+ * 0, -3 when the launch is not worth tuning, -1 on failure; why says. */
+static int check_repeat(struct session *s, char *why, size_t len)
+{
+    struct gt_poison_run run = {.p = s->p, .k = s->hd->kernel, .c = s->c, .signature = s->signature,
+                                .snap = &s->snap, .stream = s->stream, .before = restore, .launch = launch_trial,
+                                .arg = s, .compare = s->compare, .abs_tol = s->abs_tol, .rel_tol = s->rel_tol};
+    int rc = gt_poison_reference(&run, why, len);
+    s->launch_only = rc == GT_POISON_LAUNCH_ONLY;
+    return rc < 0 ? -1 : rc == GT_POISON_UNTUNED ? -3 : 0;
 }
 
 /* Runs the original from the saved state and keeps its output. */
@@ -406,7 +423,7 @@ static int reference(struct session *s, char *why, size_t len)
     if (d.buffer >= 0)
         gt_info("kernel %s: its output differs from run to run; candidates are compared within the policy's "
                 "tolerance", s->p->shown);
-    return 0;
+    return check_repeat(s, why, len);
 }
 
 static void task_build(void *arg)
@@ -784,8 +801,8 @@ static void search(struct session *s, long budget, double deadline)
             ntrials += !c->estimate;
             gt_plan_knobs(s->p, c->cfg, &c->knobs, &c->rebuild);
             c->may_cut = gt_strategy_may_cut(s->strategy, c->cfg);
-            if (c->rebuild && s->p->recipe_state <= 0) {
-                /* Not rebuildable: only launch-time knobs count against the budget. */
+            if (c->rebuild && (s->p->recipe_state <= 0 || s->launch_only)) {
+                /* Not rebuildable, or not checkable rebuilt: only launch-time knobs count against the budget. */
                 if (c->estimate)
                     gt_strategy_estimated(s->strategy, c->cfg, NULL);
                 else
@@ -946,7 +963,7 @@ static double measure_original(struct session *s)
 }
 
 /* Everything up to the reference and the original's time; -1 with why
- * (-2: the original itself fails). */
+ * (-2: the original itself fails; -3: not worth tuning). */
 static int prepare(struct session *s, char *why, size_t len)
 {
     CUresult r = gt.drv.cuCtxSynchronize();
@@ -1052,8 +1069,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     struct gt_choice *ch = NULL;
     char config[512] = "";
     if (!ok) {
-        gt_log(prepared == -2 ? GT_LOG_DEBUG : GT_LOG_WARN, "kernel %s: launch %s not tuned: %s", p->shown, signature,
-               why);
+        gt_log(prepared == -2 ? GT_LOG_DEBUG : prepared == -3 ? GT_LOG_INFO : GT_LOG_WARN,
+               "kernel %s: launch %s not tuned: %s", p->shown, signature, why);
     } else {
         uint32_t *cfg = winner >= 0 ? s.best[winner].cfg : NULL;
         uint32_t *dflt = calloc(p->space->ndims + 1, sizeof *dflt);

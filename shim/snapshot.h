@@ -11,6 +11,8 @@ struct gt_buffer {
     size_t size;
     CUdeviceptr save; /* the state before the launch */
     CUdeviceptr ref;  /* the reference output */
+    int indirect;     /* holds a module variable or memory a pointer in memory leads to: never poisoned */
+    int poisoned;     /* trials start from it filled with GT_SNAP_POISON, not from its saved state */
 };
 
 struct gt_snapshot {
@@ -29,18 +31,27 @@ struct gt_diff {
     unsigned long long count;  /* elements that differ in it */
 };
 
-enum gt_compare { GT_COMPARE_BITS, GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16 };
+/* POISON: bitwise, except that bytes of the output still holding GT_SNAP_POISON pass. */
+enum gt_compare { GT_COMPARE_BITS, GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16, GT_COMPARE_POISON };
 
-int gt_snapshot_add(struct gt_snapshot *s, CUdeviceptr base, size_t size);
+int gt_snapshot_add(struct gt_snapshot *s, CUdeviceptr base, size_t size, int indirect);
 int gt_snapshot_alloc(struct gt_snapshot *s, char *err, size_t errlen);
 CUresult gt_snapshot_copy(const struct gt_snapshot *s, int what, CUstream stream);
 int gt_snapshot_compare(const struct gt_snapshot *s, enum gt_compare how, double abs_tol, double rel_tol,
                         CUstream stream, struct gt_diff *d, char *err, size_t errlen);
+int gt_snapshot_changed(const struct gt_snapshot *s, enum gt_compare how, double abs_tol, double rel_tol,
+                        CUstream stream, struct gt_diff *d, char *err, size_t errlen);
+int gt_snapshot_compare_poisoned(const struct gt_snapshot *s, enum gt_compare how, double abs_tol, double rel_tol,
+                                 CUstream stream, struct gt_diff *d, char *err, size_t errlen);
 void gt_snapshot_free(struct gt_snapshot *s);
 
 /* What gt_snapshot_copy copies. */
 #define GT_SNAP_SAVE 0    /* the buffers into their saved state */
 #define GT_SNAP_RESTORE 1 /* the saved state back into the buffers */
 #define GT_SNAP_KEEP_REF 2 /* the buffers into the reference */
+#define GT_SNAP_TRIAL 3   /* as RESTORE, but poisoned buffers filled with GT_SNAP_POISON: where trials start */
+
+/* What poisoned buffers are filled with: a NaN in every float type. */
+#define GT_SNAP_POISON 0xff
 
 #endif

@@ -97,6 +97,28 @@ GT_LOG_LEVEL=debug GPUTUNE_FORCE='chatty maxrreg=64' nvrtc_min tune forced >/dev
 is "$(detail_of "$TMP/forced.log" chatty applied)" 2 "GPUTUNE_FORCE still applies to it"
 check "  without the message" sh -c "! grep -q 'kernel chatty: not tuned' '$TMP/forced.log'"
 
+# The stand-in driver computes nothing, so every launch's outputs already
+# hold its reference, as when an application repeats a launch: a candidate
+# that skipped its work would pass.  copy() reads x and only writes y, so
+# trials start from y poisoned, and the application still finds y as it
+# left it.  The other kernels' PTX is not at hand (saxpy) or does not match
+# (scale): only configurations that do not rebuild them are tried.
+out=$(LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/copy.log" \
+    shim "$H/minirt" --copy)
+is "$out" "minirt: done" "outputs that held the result: the application finds its buffer as it left it"
+check "  trials start from the buffer it only writes, poisoned" grep -q "kernel copy: launch .*: its outputs \
+already hold what it computes (the application repeats this launch); trials start from the 1 buffer it only writes \
+(1.0 MiB) filled with 0xff bytes" "$TMP/copy.log"
+check "  and it is tuned" grep -q "kernel copy: launch .* tuned in" "$TMP/copy.log"
+check "without the kernel's PTX, only launch-time knobs, and the log says why" grep -q "kernel saxpy(.*): launch \
+.*: its outputs already hold what it computes (the application repeats this launch) and its PTX is not at hand: no \
+PTX of the image defines _Z5saxpyifPKfPf, so a candidate that skipped its work would pass; only launch-time knobs \
+are tried" "$TMP/tune.log"
+GPUTUNE_SET='strategy=exhaustive budget.trials=1000' GPUTUNE_TRIALS="$TMP/launch.csv" minirt retune launch >/dev/null
+check "  no configuration that rebuilds the kernel is tried" \
+    sh -c "grep -q '^\"scale\"' '$TMP/launch.csv' &&
+           ! grep '^\"scale\"' '$TMP/launch.csv' | grep -Eq 'maxrreg=[0-9]|dlcm=c|bounds=on'"
+
 # Eight processes tuning into one cache file at once.
 rm -rf "$TMP/cache"
 for i in 1 2 3 4 5 6 7 8; do

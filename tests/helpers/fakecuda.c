@@ -317,6 +317,12 @@ CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
     return CUDA_SUCCESS;
 }
 
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
+{
+    (void)s;
+    return cuMemsetD8_v2(p, v, n);
+}
+
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
 {
     (void)flags;

@@ -7,6 +7,9 @@
  * Run against tests/helpers/fakecuda.c, it prints what the shim must report:
  *
  *   minirt [--ptsz] [--threads N]   launch the fixed workload below
+ *   minirt --copy                   launch copy(n, a, x, y) once, then check
+ *                                   that y holds what the application left in
+ *                                   it (the stand-in driver computes nothing)
  *   minirt --driver NAME            load the driver under another name (a
  *                                   missing one: a machine with no driver)
  *   minirt --probe                  tell which symbols dlsym(RTLD_DEFAULT) finds
@@ -23,7 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PTX ".version 8.0\n.target sm_75\n.address_size 64\n\n.visible .entry scale()\n{\n\tret;\n}\n"
+/* scale() takes no parameters (its launches pass none); copy(n, a, x, y)
+ * reads x and only writes y, in the stand-in driver's default layout. */
+#define PTX                                                                                      \
+    ".version 8.0\n.target sm_75\n.address_size 64\n\n.visible .entry scale()\n{\n\tret;\n}\n\n" \
+    ".visible .entry copy(.param .u32 n, .param .f32 a, .param .u64 x, .param .u64 y)\n{\n"      \
+    "\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<6>;\n\t.reg .f32 %f<2>;\n"                              \
+    "\tld.param.u64 %rd1, [x];\n\tld.param.u64 %rd2, [y];\n\tmov.u32 %r1, %tid.x;\n"             \
+    "\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd1, %rd3;\n\tadd.s64 %rd5, %rd2, %rd3;\n"   \
+    "\tld.global.f32 %f1, [%rd4];\n\tst.global.f32 [%rd5], %f1;\n\tret;\n}\n"
 #define PTX_PADDED ((sizeof PTX + 7) & ~(size_t)7)
 
 struct fatbin_entry {
@@ -76,7 +87,7 @@ static struct {
     PFN_cuCtxSynchronize_v2000 ctxSynchronize;
 } cu;
 
-static CUkernel saxpy, scale, fill;
+static CUkernel saxpy, scale, fill, copy;
 
 static void check(const char *what, CUresult r)
 {
@@ -105,6 +116,27 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* copy(n, a, x, y) over a megabyte; y must keep the bytes the application
+ * wrote (through the stand-in driver's memory, which is the host's). */
+static int run_copy(CUdeviceptr x, CUdeviceptr y)
+{
+    enum { BYTES = 1 << 20 };
+    int n = BYTES / 4;
+    float a = 2;
+    void *args[] = {&n, &a, &x, &y};
+    memset((void *)(uintptr_t)y, 0x5a, BYTES);
+    check("cuLaunchKernel", cu.launchKernel((CUfunction)copy, n / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    check("cuCtxSynchronize", cu.ctxSynchronize());
+    const unsigned char *got = (const unsigned char *)(uintptr_t)y;
+    for (int i = 0; i < BYTES; i++) {
+        if (got[i] != 0x5a) {
+            printf("minirt: copy left byte %d of y 0x%02x, not 0x5a\n", i, got[i]);
+            return 6;
+        }
+    }
+    return 0;
+}
+
 static int probe(void)
 {
     static const char *const names[] = {"cuInit", "cuLaunchKernel", "nvrtcGetPTX", "gputune_version"};
@@ -116,11 +148,13 @@ static int probe(void)
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0;
+    int nthreads = 0, copy_only = 0;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
             return probe();
+        if (strcmp(argv[i], "--copy") == 0)
+            copy_only = 1;
         if (strcmp(argv[i], "--ptsz") == 0)
             flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
@@ -173,6 +207,7 @@ int main(int argc, char **argv)
     check("cuLibraryGetKernel", cu.libraryGetKernel(&saxpy, lib, "_Z5saxpyifPKfPf"));
     check("cuLibraryGetKernel", cu.libraryGetKernel(&scale, lib, "scale"));
     check("cuLibraryGetKernel", cu.libraryGetKernel(&fill, lib, "_Z4fillIfEvPT_S0_i"));
+    check("cuLibraryGetKernel", cu.libraryGetKernel(&copy, lib, "copy"));
     check("cuLibraryGetModule", cu.libraryGetModule(&mod, lib));
     check("cuKernelGetFunction", cu.kernelGetFunction(&fill_fn, fill));
     check("cuKernelSetAttribute",
@@ -183,6 +218,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         check("cuMemAlloc", cu.memAlloc(&buf[i], 1 << 20));
     check("cuMemAllocAsync", cu.memAllocAsync(&abuf, 2 << 20, NULL));
+    if (copy_only) {
+        int rc = run_copy(buf[1], buf[2]);
+        if (rc == 0)
+            printf("minirt: done\n");
+        return rc;
+    }
 
     /* saxpy: 120 launches in 3 geometries; scale: 7 + 1 cooperative + 2
      * captured in 1 geometry; fill: 5 through its CUfunction + 1 through
