@@ -65,14 +65,17 @@ is "$(cell "$R" jax 8)" "-" "no report from a tune run that was killed"
 is "$(cell "$R" cupy 2)" "skipped: cupy is not importable: fake" "a skipped workload says why"
 check "a run past --timeout is reported" grep -qx -- "- jax, round 1, tune: timed out after 2 s; end of .*" "$R"
 check "the hung run's children were killed with it" not_alive "$(cat "$TMP/jax.child")"
-check "a failed run is reported with its exit status" grep -qx -- "- triton, round 2, off: exit status 1; end of .*" "$R"
+check "a failed run is reported with its exit status" \
+    grep -qx -- "- triton, round 2, off: exit status 1; end of .*" "$R"
 check "and the end of its stderr" grep -qx '      boom: fake failure' "$R"
 check "the shim's warnings are summed up" grep -qx -- '- mlp: 2 lines, 1 distinct, e.g. `fake warning`' "$R"
 check "a line per run as it ends" grep -q '^mlp r1 plain: 2 ms, warm-up 0.50 s, wall [0-9.]* s, outputs same$' "$R"
-is "$(grep '^mlp r1 ' "$R" | cut -d: -f1 | tr '\n' ' ')" "mlp r1 plain mlp r1 off mlp r1 run-empty mlp r1 tune mlp r1 run-tuned " \
-    "round 1 in order"
-is "$(grep '^mlp r2 ' "$R" | cut -d: -f1 | tr '\n' ' ')" "mlp r2 off mlp r2 run-empty mlp r2 tune mlp r2 run-tuned mlp r2 plain " \
-    "round 2 rotated by one"
+# The ways of a round, in the order they ran.
+order() {
+    grep "^mlp r$1 " "$R" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' '
+}
+is "$(order 1)" "plain off run-empty tune run-tuned " "round 1 in order"
+is "$(order 2)" "off run-empty tune run-tuned plain " "round 2 rotated by one"
 M=$out/frameworks.md
 check "frameworks.md: a header" grep -qx '# bench/frameworks' "$M"
 check "with the rounds" grep -q '^- rounds: 2 ' "$M"
