@@ -226,6 +226,7 @@ bench: all
 	bench/snapshot
 	bench/watchdog
 	bench/kernels --table $(BUILD)/kernels.md
+	bench/frameworks/run --lib $(BUILD)/libgputune.so --out $(BUILD)/frameworks
 
 # Every strategy on the recorded landscapes, on the CPU (see README, Benchmarks).
 replay: $(BUILD)/bench/replay

@@ -1,0 +1,132 @@
+"""fwbench: what the workload scripts of bench/frameworks share.
+
+A workload runs as `python3 bench/frameworks/NAME_workload.py OUTPUT`. It builds
+its model and inputs from fixed seeds with its framework's deterministic
+switches on, runs a warm-up phase (building the model, then the first
+iterations: compiles, the framework's own set-up and, under the shim in tune
+mode, the trial sessions), then GROUPS groups of N iterations, each group timed
+from an idle device to the next synchronization, and prints
+
+    time_ms T            the median over the groups of a group's seconds / N, in ms
+    tune_s S             the seconds of the warm-up phase
+    time_ms_range A B    the fastest and slowest group, in ms per iteration
+    iterations W+GxN
+    versions python=... torch=...
+
+then writes its outputs (losses, parameters, results; large ones as their
+SHA-256 digests) as raw bytes to OUTPUT, so that runs compare bit for bit.
+Iteration counts are fixed, not calibrated: a training workload's outputs
+depend on how many steps it took.  Exit status: 0 done, 2 usage, 3 skipped
+(prints `SKIP <reason>`: a module missing, no CUDA device), as
+tests/scripts/*_workload.py.
+
+The import_* functions set what each framework needs before its import
+(existing settings stay), check the device, and skip when either is missing.
+"""
+import hashlib
+import importlib
+import os
+import platform
+import statistics
+import sys
+import time
+
+VERSIONS = {"python": platform.python_version()}
+
+
+def skip(reason):
+    print(f"SKIP {reason}", flush=True)
+    sys.exit(3)
+
+
+def output_path(doc):
+    """OUTPUT from the command line, checked before any framework loads; usage (the script's doc) otherwise."""
+    if len(sys.argv) != 2:
+        print(doc.strip(), file=sys.stderr)
+        sys.exit(2)
+    return sys.argv[1]
+
+
+def import_module(name):
+    try:
+        module = importlib.import_module(name)
+    except ImportError as e:
+        skip(f"{name} is not importable: {e}")
+    if "." not in name:
+        VERSIONS[name] = getattr(module, "__version__", "unknown")
+    return module
+
+
+def import_torch():
+    """torch with a CUDA device, deterministic algorithms on (cuBLAS needs its fixed workspace for them)."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    import_module("numpy")  # tensors reach bytes through numpy
+    torch = import_module("torch")
+    if not torch.cuda.is_available():
+        skip("torch sees no CUDA device")
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+    torch.use_deterministic_algorithms(True)
+    return torch
+
+
+def import_jax():
+    """jax with a GPU; XLA's results repeat between processes only with deterministic ops, and the shim's
+    snapshot needs room on the device that preallocation would take."""
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "--xla_gpu_deterministic_ops" not in flags:
+        os.environ["XLA_FLAGS"] = (flags + " --xla_gpu_deterministic_ops=true").strip()
+    import_module("numpy")
+    jax = import_module("jax")
+    try:
+        if not jax.devices("gpu"):
+            skip("jax sees no GPU")
+    except RuntimeError as e:
+        skip(f"jax sees no GPU: {e}")
+    return jax
+
+
+def import_cupy():
+    import_module("numpy")
+    cp = import_module("cupy")
+    try:
+        if cp.cuda.runtime.getDeviceCount() == 0:
+            skip("cupy sees no CUDA device")
+    except cp.cuda.runtime.CUDARuntimeError as e:
+        skip(f"cupy sees no CUDA device: {e}")
+    return cp
+
+
+def torch_bytes(t):
+    return t.detach().cpu().contiguous().numpy().tobytes()
+
+
+def digest(data):
+    return hashlib.sha256(data).digest()
+
+
+def run(out, build, warmup, groups, per_group):
+    """build() makes the model and returns (step, sync, outputs): one iteration, a wait for the device,
+    and the list of bytes to write. Times and writes as the top comment says."""
+    t0 = time.perf_counter()
+    step, sync, outputs = build()
+    for _ in range(warmup):
+        step()
+    sync()
+    tune_s = time.perf_counter() - t0
+    ms = []
+    for _ in range(groups):
+        t = time.perf_counter()
+        for _ in range(per_group):
+            step()
+        sync()
+        ms.append((time.perf_counter() - t) * 1e3 / per_group)
+    with open(out, "wb") as f:
+        for part in outputs():
+            f.write(part)
+    print(f"time_ms {statistics.median(ms):.4f}")
+    print(f"tune_s {tune_s:.3f}")
+    print(f"time_ms_range {min(ms):.4f} {max(ms):.4f}")
+    print(f"iterations {warmup}+{groups}x{per_group}")
+    print("versions " + " ".join(f"{k}={v}" for k, v in VERSIONS.items()), flush=True)

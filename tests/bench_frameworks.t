@@ -1,0 +1,97 @@
+#!/bin/sh
+# bench/frameworks without a GPU: every workload script compiles, wants its OUTPUT argument and skips
+# (exit status 3, a SKIP line) when its framework is missing; the driver runs the five ways in rounds
+# of rotated order with the environment each needs, compares outputs with the first run's, counts what
+# tuning reported and applied, kills a hung run together with its children, and reports failures,
+# skips and the shim's warnings. tests/scripts/fake_python plays the workloads.
+. "$(dirname "$0")/lib.sh"
+
+B=$GT_SRC/bench/frameworks
+PY=${PYTHON:-python3}
+export PYTHONDONTWRITEBYTECODE=1
+
+check "the driver and every workload script compile" "$PY" -c '
+import sys
+for f in sys.argv[1:]:
+    compile(open(f).read(), f, "exec")' "$B/run" "$B"/*.py
+
+mkdir "$TMP/stubs"
+for m in numpy torch jax cupy triton; do
+    echo 'raise ImportError("stubbed out")' >"$TMP/stubs/$m.py"
+done
+for wl in mlp resnet18 compile_block triton jax cupy; do
+    "$PY" "$B/${wl}_workload.py" >"$TMP/$wl.usage" 2>&1
+    is "$?" 2 "$wl: no OUTPUT: exit status 2"
+    check "$wl: and its usage" grep -q "^usage: ${wl}_workload.py OUTPUT" "$TMP/$wl.usage"
+    PYTHONPATH="$TMP/stubs" "$PY" "$B/${wl}_workload.py" "$TMP/$wl.bin" >"$TMP/$wl.out" 2>&1
+    is "$?" 3 "$wl: its framework missing: exit status 3"
+    check "$wl: and one SKIP line saying so" grep -qx 'SKIP [a-z]* is not importable: stubbed out' "$TMP/$wl.out"
+done
+
+# Cell N (1 workload, 2 plain, 3 off, 4 run-empty, 5 tune, 6 run-tuned, 7 bitwise, 8 tuned sigs,
+# 9 warm-up, 10 tune wall, 11 verdict) of a workload's row in FILE.
+cell() {
+    awk -F'|' -v w="$2" -v n="$3" '$2 == " " w " " { v = $(n + 1); gsub(/^ +| +$/, "", v); print v; exit }' "$1"
+}
+
+not_alive() {
+    _st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+    [ -z "$_st" ] || [ "$_st" = Z ]
+}
+
+out=$TMP/out
+FAKE_DIR=$TMP FAKE_OUT=$out FAKE_SET='budget.seconds=1'
+export FAKE_DIR FAKE_OUT FAKE_SET
+fake() {
+    "$B/run" --lib "$GT_PRELOAD" --python "$GT_SRC/tests/scripts/fake_python" --timeout 2 --set "$FAKE_SET" "$@"
+}
+fake --rounds 2 --out "$out" mlp resnet18 triton jax cupy >"$TMP/run.out" 2>"$TMP/run.err"
+is "$?" 1 "driver: some runs failed: exit status 1"
+R=$TMP/run.out
+is "$(cell "$R" mlp 2)" "2" "plain: the median of its rounds"
+is "$(cell "$R" mlp 3)" "2.02 (1.01x)" "off: without GPUTUNE_SET, with the shim and a log file; its ratio to plain"
+is "$(cell "$R" mlp 4)" "2.1 (1.05x)" "run-empty: a fresh empty cache directory"
+is "$(cell "$R" mlp 5)" "1.9 (0.95x)" "tune: GPUTUNE_SET and a report"
+is "$(cell "$R" mlp 6)" "1.8 (0.90x)" "run-tuned: the cache tune filled"
+is "$(cell "$R" mlp 7)" "yes" "outputs bitwise the first run's"
+is "$(cell "$R" mlp 8)" "3 (2 faster, 1 applied)" "signatures tuned, faster and applied"
+is "$(cell "$R" mlp 9)" "0.5, 3.0" "warm-up seconds of plain and of the first tune run"
+is "$(cell "$R" mlp 11)" "run-empty 1.050x > 1.02x" "the verdict names the target missed"
+is "$(cell "$R" resnet18 7)" "no: run-tuned 2/2" "outputs that differ are counted per way"
+check "and fail the verdict" sh -c "awk -F'|' '\$2 == \" resnet18 \"' '$R' | grep -q 'outputs differ'"
+is "$(cell "$R" triton 3)" "-" "a way whose runs failed has no time"
+is "$(cell "$R" triton 11)" "run-empty 1.050x > 1.02x; 2 runs failed" "failed runs fail the verdict"
+is "$(cell "$R" jax 8)" "-" "no report from a tune run that was killed"
+is "$(cell "$R" cupy 2)" "skipped: cupy is not importable: fake" "a skipped workload says why"
+check "a run past --timeout is reported" grep -qx -- "- jax, round 1, tune: timed out after 2 s; end of .*" "$R"
+check "the hung run's children were killed with it" not_alive "$(cat "$TMP/jax.child")"
+check "a failed run is reported with its exit status" \
+    grep -qx -- "- triton, round 2, off: exit status 1; end of .*" "$R"
+check "and the end of its stderr" grep -qx '      boom: fake failure' "$R"
+check "the shim's warnings are summed up" grep -qx -- '- mlp: 2 lines, 1 distinct, e.g. `fake warning`' "$R"
+check "a line per run as it ends" grep -q '^mlp r1 plain: 2 ms, warm-up 0.50 s, wall [0-9.]* s, outputs same$' "$R"
+# The ways of a round, in the order they ran.
+order() {
+    grep "^mlp r$1 " "$R" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' '
+}
+is "$(order 1)" "plain off run-empty tune run-tuned " "round 1 in order"
+is "$(order 2)" "off run-empty tune run-tuned plain " "round 2 rotated by one"
+M=$out/frameworks.md
+check "frameworks.md: a header" grep -qx '# bench/frameworks' "$M"
+check "with the rounds" grep -q '^- rounds: 2 ' "$M"
+check "and the settings" grep -qx -- '- GPUTUNE_SET of the tune runs: `budget.seconds=1`' "$M"
+grep '^|' "$R" >"$TMP/table.stdout"
+grep '^|' "$M" >"$TMP/table.md"
+check "then the table printed" cmp "$TMP/table.stdout" "$TMP/table.md"
+
+: >"$out/mlp/stray"
+fake --rounds 1 --out "$out" mlp >"$TMP/again.out" 2>&1
+is "$?" 0 "again into the same directory: exit status 0"
+check "the workload's directory is cleared first" test ! -e "$out/mlp/stray"
+is "$(cell "$TMP/again.out" mlp 8)" "3 (2 faster, 1 applied)" "and its tuned cache: the first tune run tunes again"
+mkdir -p "$TMP/other/mlp"
+fake --out "$TMP/other" mlp >/dev/null 2>"$TMP/other.err"
+is "$?" 2 "a workload directory the driver did not make: exit status 2"
+check "and why" grep -q "was not made by bench/frameworks/run" "$TMP/other.err"
+
+done_testing
