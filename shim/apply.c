@@ -404,12 +404,16 @@ void gt_apply_exit(void)
         if (atomic_load(&k->planned) > 0)
             sum_plan(&sum, k->plan);
     pthread_mutex_unlock(&gt.reg.lock);
-    if (sum.kept + sum.dropped + sum.unchecked)
-        gt_info("in the application: %d applied configuration%s measured faster on its own launches and kept "
-                "(%.2fx over their %lu launches, %.1f ms of GPU time saved), %d dropped as not faster, %d not "
-                "measured (too few launches)", sum.kept, sum.kept == 1 ? "" : "s",
-                sum.orig_us > sum.saved_us ? sum.orig_us / (sum.orig_us - sum.saved_us) : 1.0, sum.launches,
-                sum.saved_us / 1e3, sum.dropped, sum.unchecked);
+    if (sum.kept + sum.dropped + sum.unchecked) {
+        char kept[160] = "none measured faster";
+        if (sum.kept)
+            snprintf(kept, sizeof kept, "%d measured faster and kept (%.2fx over their %lu launches, %.1f ms of GPU "
+                     "time saved)", sum.kept, sum.orig_us / (sum.orig_us - sum.saved_us), sum.launches,
+                     sum.saved_us / 1e3);
+        gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "
+                "not faster, %d not judged (too few launches)", sum.kept + sum.dropped + sum.unchecked, kept,
+                sum.dropped, sum.unchecked);
+    }
     if (sum.nchanged && gt.app.cache_path[0] &&
         gt_cache_save(gt.app.cache_path, gt.app.binary, sum.changed, sum.nchanged, err, sizeof err) != 0)
         gt_warn("the verdicts measured on the application's launches are not kept: %s", err);

@@ -10,10 +10,11 @@
  * application's own pace cancels), each timed by two events on the
  * application's stream around everything the shim does for that launch.
  * Nothing waits: the events are read as later launches find them done.
- * After MIN_EACH of each, a configuration clearly faster (CLEAR) is kept and
- * one not faster at all is dropped; anything between is measured up to
- * MAX_EACH of each and kept only if GAIN faster.  A dropped configuration
- * gives way to the original for good. */
+ * After MIN_EACH of each, a configuration clearly faster (by CLEAR, and by
+ * more than the times' own spread) is kept and one not faster at all is
+ * dropped; anything between is measured up to MAX_EACH of each and kept
+ * only if GAIN faster, and by more than half the spread.  A dropped
+ * configuration gives way to the original for good. */
 #include "guard.h"
 #include "state.h"
 #include "timing.h"
@@ -121,22 +122,30 @@ static void read_done(struct gt_guard *g)
     }
 }
 
-static double median_of(const double *v, int n)
+/* The median of v[0..n) and its spread: the interquartile range over the median. */
+static double median_of(const double *v, int n, double *spread)
 {
     double t[MAX_EACH];
     memcpy(t, v, (size_t)n * sizeof *t);
-    return gt_median(t, n);
+    double m = gt_median(t, n); /* sorts t */
+    *spread = (t[3 * n / 4] - t[n / 4]) / m;
+    return m;
 }
 
+/* A difference counts only beyond the spread of the times it comes from:
+ * launches that share the GPU with other streams' work time unevenly. */
 static void decide(struct gt_guard *g)
 {
     int n = g->n[0] < g->n[1] ? g->n[0] : g->n[1];
+    double spread[2];
     if (n < MIN_EACH)
         return;
-    g->med[0] = median_of(g->us[0], g->n[0]);
-    g->med[1] = median_of(g->us[1], g->n[1]);
+    g->med[0] = median_of(g->us[0], g->n[0], &spread[0]);
+    g->med[1] = median_of(g->us[1], g->n[1], &spread[1]);
     g->ratio = g->med[1] / g->med[0];
-    if (g->ratio <= 1 - CLEAR || (n >= MAX_EACH && g->ratio <= 1 - GAIN))
+    double noise = spread[0] > spread[1] ? spread[0] : spread[1];
+    double clear = noise > CLEAR ? noise : CLEAR, gain = noise / 2 > GAIN ? noise / 2 : GAIN;
+    if (g->ratio <= 1 - clear || (n >= MAX_EACH && g->ratio <= 1 - gain))
         g->verdict = GT_GUARD_KEPT;
     else if (g->ratio >= 1 || n >= MAX_EACH)
         g->verdict = GT_GUARD_DROPPED;
