@@ -399,6 +399,8 @@ void gt_apply_exit(void)
 {
     struct guard_sum sum = {0};
     char err[1024];
+    if (!gt.app.guard)
+        return;
     pthread_mutex_lock(&gt.reg.lock);
     for (struct gt_kernel *k = gt.reg.kernels; k; k = k->next)
         if (atomic_load(&k->planned) > 0)

@@ -567,9 +567,10 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
     *r = original ? gt_call_launch(c, c->f, &c->g) : run_config(ch, v, hd, c, &g);
     if (timed)
         gt_guard_mark(slot, 1, c->s, per_thread);
-    atomic_fetch_add_explicit(&ch->launches, 1, memory_order_relaxed);
-    if (*r == CUDA_SUCCESS)
+    if (*r == CUDA_SUCCESS) {
+        atomic_fetch_add_explicit(&ch->launches, 1, memory_order_relaxed);
         gt_reg_note_launch(hd, &c->g, c->entry, original ? 0 : GT_LAUNCH_APPLIED);
+    }
     if (checking && gt_guard_settle(&ch->guard, timed))
         verdict(p, ch);
     return 1;

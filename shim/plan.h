@@ -28,7 +28,7 @@ struct gt_choice {
     int guarded;            /* checked against the original on the application's launches (guard.c) */
     struct gt_guard guard;
     long entry;             /* its entry in the plan's cached entries, -1: none */
-    atomic_ulong launches;  /* launches it ran, the original's under the guard included */
+    atomic_ulong launches;  /* launches it ran that the driver took, the original's under the guard included */
     struct gt_variant *variants; /* per context and block; none when only launch-time knobs change */
     struct gt_choice *next;
 };
