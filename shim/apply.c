@@ -255,7 +255,7 @@ static struct gt_plan *decide(struct gt_apply *a, struct gt_kernel *k)
         take_cached(a, p);
     if (p)
         p->tune = !config && tunable(a, sec) && gt_trialsafe(p);
-    if (p && !p->tune && !p->choices && !p->ncached) { /* nothing to run or tune */
+    if (p && !p->tune && !p->choices) { /* nothing to run or tune: cached entries where the original won, or dropped */
         gt_plan_free(p);
         p = NULL;
     }

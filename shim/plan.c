@@ -502,11 +502,9 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
 /* Once per choice, at its first launch: what runs and why. */
 static void describe(struct gt_plan *p, struct gt_choice *ch)
 {
-    pthread_mutex_lock(&p->lock);
-    int first = !ch->said;
-    ch->said = 1;
-    pthread_mutex_unlock(&p->lock);
-    if (first && ch->time_us > 0)
+    if (atomic_load_explicit(&ch->said, memory_order_relaxed) || atomic_exchange(&ch->said, 1))
+        return;
+    if (ch->time_us > 0)
         gt_info("kernel %s: launch %s runs '%s' from %s (%.2f us against %.2f us, %.2fx when tuned)%s", p->shown,
                 ch->signature, ch->config, ch->why, ch->time_us, ch->baseline_us, ch->baseline_us / ch->time_us,
                 ch->guarded && gt.app.guard ? "; checking it on the application's launches" : "");

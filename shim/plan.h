@@ -24,7 +24,7 @@ struct gt_choice {
     const char *why;        /* GPUTUNE_FORCE, the cache, ... */
     double time_us, baseline_us; /* as tuned, 0 if unknown */
     int failed;             /* given up: the original runs */
-    int said;               /* its first launch was described */
+    atomic_int said;        /* its first launch was described */
     int guarded;            /* checked against the original on the application's launches (guard.c) */
     struct gt_guard guard;
     long entry;             /* its entry in the plan's cached entries, -1: none */
@@ -56,7 +56,7 @@ struct gt_plan {
     uint64_t *done;                /* signatures tuned or given up in this run */
     size_t ndone, capdone;
     int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
-    uint64_t *said;                /* signatures whose forbidden choice guard.c has reported */
+    uint64_t *said;                /* signatures whose forbidden choice allowed.c has reported */
     size_t nsaid, capsaid;
 };
 

@@ -60,4 +60,4 @@ def build():
     return step, sync, outputs
 
 
-fwbench.run(OUT, build, warmup=5, groups=20, per_group=200)
+fwbench.run(OUT, build, warmup=5, groups=15, per_group=50)

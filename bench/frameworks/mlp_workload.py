@@ -50,4 +50,4 @@ def build():
     return step, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, warmup=20, groups=20, per_group=100)
+fwbench.run(OUT, build, warmup=20, groups=15, per_group=10)
