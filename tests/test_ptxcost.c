@@ -2,6 +2,7 @@
  * hand-written kernels whose counts are worked out by hand, and on kernels
  * nvcc compiled at test time, where only how the counts grow is asserted. */
 #include "fixtures.h"
+#include "ptxtext.h"
 #include "ptxcost.h"
 
 #include <stdint.h>
@@ -20,17 +21,10 @@ static const void *const args[] = {&arg_a, &arg_b, &arg_c, &arg_d, &arg_p};
 
 static char *module(const char *params, const char *body)
 {
-    char *text = NULL;
-    if (asprintf(&text,
-                 ".version 8.0\n.target sm_90\n.address_size 64\n\n"
-                 ".visible .entry k(%s)\n{\n"
-                 "  .reg .pred %%p<16>;\n  .reg .b16 %%rs<8>;\n  .reg .b32 %%r<32>;\n  .reg .b64 %%rd<32>;\n  .reg .f32 %%f<8>;\n"
-                 "  .shared .align 4 .b8 smem[64];\n%s}\n",
-                 params, body) < 0) {
-        printf("Bail out! out of memory\n");
-        exit(1);
-    }
-    return text;
+    return ptx_kernel_module("", params,
+                             "  .reg .pred %p<16>;\n  .reg .b16 %rs<8>;\n  .reg .b32 %r<32>;\n  .reg .b64 %rd<32>;\n  .reg .f32 %f<8>;\n"
+                             "  .shared .align 4 .b8 smem[64];\n",
+                             body);
 }
 
 /* A hand-written kernel's parameters and the launch's values for them. */

@@ -2,6 +2,7 @@
  * hand-written PTX with one way each for a pointer to be read, written or
  * to escape, and on the kernels nvcc compiled at test time. */
 #include "fixtures.h"
+#include "ptxtext.h"
 #include "ptxreads.h"
 
 /* Every hand-written kernel: k(out, in, n), its pointers converted to
@@ -17,18 +18,10 @@
 
 static char *module(const char *params, const char *body)
 {
-    char *text = NULL;
-    if (asprintf(&text,
-                 ".version 8.0\n.target sm_90\n.address_size 64\n\n"
-                 ".func use(.param .b64 p)\n{\n  ret;\n}\n\n"
-                 ".visible .entry k(%s)\n{\n"
-                 "  .reg .pred %%p<16>;\n  .reg .b32 %%r<32>;\n  .reg .b64 %%rd<32>;\n  .reg .f32 %%f<8>;\n"
-                 "  .local .align 8 .b8 __local_depot0[8];\n%s}\n",
-                 params, body) < 0) {
-        printf("Bail out! out of memory\n");
-        exit(1);
-    }
-    return text;
+    return ptx_kernel_module(".func use(.param .b64 p)\n{\n  ret;\n}\n\n", params,
+                             "  .reg .pred %p<16>;\n  .reg .b32 %r<32>;\n  .reg .b64 %rd<32>;\n  .reg .f32 %f<8>;\n"
+                             "  .local .align 8 .b8 __local_depot0[8];\n",
+                             body);
 }
 
 /* The parameters read, as "110" (one digit each), or "error: ...". */
