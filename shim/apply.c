@@ -8,8 +8,10 @@
  * that variant; in tune mode a signature without one is tuned first
  * (session.c); in run mode it takes the configuration of the nearest tuned
  * signature, and says so once.  Where the kernel's constraints read the
- * launch, allowed.c checks each launch's choice first.  Cooperative launches
- * and launches into a capturing stream always run the original. */
+ * launch, allowed.c checks each launch's choice first; guard.c checks each
+ * applied configuration against the original on the application's own
+ * launches, and at exit its verdicts go to the cache file.  Cooperative
+ * launches and launches into a capturing stream always run the original. */
 #include "apply.h"
 #include "cachefile.h"
 #include "demangle.h"

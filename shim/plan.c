@@ -4,10 +4,13 @@
  * kernel's tuning space (its policy section's, or the automatic space) for
  * the device it runs on, how to rebuild it (a recipe, made when first
  * needed), and the configurations chosen for its launch signatures.  A
- * choice becomes a loaded variant per context (and per block size when it
- * sets launch bounds) at the first launch that runs it: out of the store
- * when its cubin is there, else built.  The trial engine (session.c) and
- * the launch path (apply.c) share these pieces. */
+ * choice that rebuilds the kernel becomes a loaded variant per context
+ * (and per block size when it sets launch bounds) at the first launch that
+ * runs it: out of the store when its cubin is there, else built; one of
+ * launch-time knobs alone runs the application's own function (direct.c).
+ * While its guard (guard.c) checks it, its launches alternate with the
+ * original's.  The trial engine (session.c) and the launch path (apply.c)
+ * share these pieces. */
 #include "plan.h"
 #include "cachefile.h"
 #include "direct.h"

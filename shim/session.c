@@ -15,17 +15,22 @@
  *      held that reference, poison.c makes one that a candidate skipping
  *      its work cannot match, or only launch-time knobs are tried;
  *   4. the original is timed, then candidates the strategy proposes, built
- *      ahead on the pool, each restored before, checked against the
- *      reference, timed several times (median); the best few are measured
- *      again next to the original, from builds without the watchdog;
+ *      ahead on the pool, each as run mode would run it (launch-time knobs
+ *      on the application's own function, a variant with its module
+ *      variables copied in and out), restored before each run, run once
+ *      under the watchdog, then checked against the reference and timed
+ *      several times (median) from the same code built without the
+ *      watchdog's checks; the best few are measured again next to the
+ *      original, built as run mode builds them;
  *   5. the saved state is restored and the winner (the original if nothing
  *      beat it) runs the application's launch for real, and is written to
  *      the cache file.
  *
  * Candidates are built with the watchdog's checks (watchdog.c) and armed
- * before each launch with a budget of factor x the best time so far: one
- * that cannot win stops at its deadline, counts as cut short, and its
- * output is never looked at.  Trials run on a stream of the session's own.
+ * before their first run with a budget of factor x the best time so far:
+ * one that cannot win stops at its deadline, counts as cut short, and its
+ * output is never looked at; the checks never touch a time that counts.
+ * Trials run on a stream of the session's own.
  * Whatever fails in a session (memory for the snapshot, a driver error)
  * ends it with one log line, the buffers restored, and the application's
  * launch run as built. */
