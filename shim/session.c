@@ -167,11 +167,6 @@ struct session {
     long skewed;               /* trials whose run with the watchdog's checks read SKEW off their time */
     double base_us;            /* the original's time */
     struct gt_strategy *strategy;
-    const struct gt_settings *st; /* its settings, */
-    long budget;                  /* trials, */
-    uint64_t seed;                /* seed */
-    const struct gt_launch *launch; /* and launch: constraints reading it hold for every proposal */
-    struct gt_plan_launch env;
     int launch_only;           /* configurations that rebuild the kernel could skip its work unseen */
     /* the watchdog */
     int watchdog;              /* enum gt_watchdog of the candidates' builds */
@@ -1027,17 +1022,6 @@ static uint64_t seed_for(const char *kernel, const char *signature)
     return seed ^ gt_hash64(kernel, strlen(kernel)) ^ gt_hash64(signature, strlen(signature));
 }
 
-/* The strategy, from the start of the space. */
-static int start_strategy(struct session *s, char *why, size_t len)
-{
-    s->strategy = gt_strategy_new(s->st ? s->st->strategy : NULL, s->p->space, s->launch, s->st, s->budget, s->seed,
-                                  why, len);
-    if (!s->strategy)
-        return -1;
-    gt_strategy_baseline(s->strategy, s->base_us);
-    return 0;
-}
-
 /* Tunes the launch's kernel at its signature (the caller has marked it
  * done, so no other thread starts the same session), then runs the launch
  * with the winner.  Returns 1 with the launch's result in *r when it ran the
@@ -1047,11 +1031,10 @@ static int start_strategy(struct session *s, char *why, size_t len)
 int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                     const char *signature, CUresult *r)
 {
+    struct session s = {.p = p, .hd = hd, .c = c, .signature = signature};
+    struct gt_plan_launch env; /* the strategy's: constraints reading the launch hold for every proposal */
     const struct gt_settings *st = gt_plan_settings(p);
-    struct session s = {.p = p, .hd = hd, .c = c, .signature = signature, .st = st,
-                        .budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS,
-                        .seed = seed_for(p->k->name, signature)};
-    s.launch = gt_plan_launch_env(p, c, &s.env);
+    long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
     char why[1024] = "";
     double t0 = now(), baseline = -1;
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
@@ -1061,11 +1044,16 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
     s.t_compile += now() - t1;
-    if (ok)
-        ok = start_strategy(&s, why, sizeof why) == 0;
+    if (ok) {
+        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, gt_plan_launch_env(p, c, &env), st,
+                                     budget, seed_for(p->k->name, signature), why, sizeof why);
+        ok = s.strategy != NULL;
+        if (ok)
+            gt_strategy_baseline(s.strategy, s.base_us);
+    }
     int winner = -1;
     if (ok) {
-        search(&s, s.budget, t0 + seconds);
+        search(&s, budget, t0 + seconds);
         winner = remeasure(&s, &baseline);
     }
     gt_snapshot_copy(&s.snap, GT_SNAP_RESTORE, s.stream);
