@@ -13,6 +13,7 @@
  * launches, and at exit its verdicts go to the cache file.  Cooperative
  * launches and launches into a capturing stream always run the original. */
 #include "apply.h"
+#include "arena.h"
 #include "cachefile.h"
 #include "demangle.h"
 #include "allowed.h"
@@ -345,7 +346,7 @@ struct guard_sum {
     double saved_us, orig_us; /* over the kept configurations' launches */
     unsigned long launches;
     struct gt_centry *changed; /* cache entries whose verdict is new */
-    size_t nchanged;
+    size_t nchanged, capchanged;
 };
 
 static void note_verdict(struct guard_sum *sum, struct gt_plan *p, const struct gt_choice *ch)
@@ -358,14 +359,11 @@ static void note_verdict(struct guard_sum *sum, struct gt_plan *p, const struct 
     struct gt_centry *e = &p->cached[ch->entry];
     if (e->guard == v && fabs(e->guard_speedup - speedup) < 0.05 * speedup)
         return;
-    struct gt_centry *n = realloc(sum->changed, (sum->nchanged + 1) * sizeof *n);
-    if (!n)
+    if (gt_grow((void **)&sum->changed, &sum->capchanged, sum->nchanged + 1, sizeof *sum->changed) != 0 ||
+        gt_centry_copy(&sum->changed[sum->nchanged], e) != 0)
         return;
-    sum->changed = n;
-    if (gt_centry_copy(&n[sum->nchanged], e) != 0)
-        return;
-    n[sum->nchanged].guard = v;
-    n[sum->nchanged++].guard_speedup = speedup;
+    sum->changed[sum->nchanged].guard = v;
+    sum->changed[sum->nchanged++].guard_speedup = speedup;
 }
 
 static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
