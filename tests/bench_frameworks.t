@@ -3,7 +3,8 @@
 # (exit status 3, a SKIP line) when its framework is missing; the driver runs the five ways in rounds
 # of rotated order with the environment each needs, compares outputs with the first run's, counts what
 # tuning reported and applied, kills a hung run together with its children, and reports failures,
-# skips and the shim's warnings. tests/scripts/fake_python plays the workloads.
+# skips and the shim's warnings, the ways of a round timing their groups in turns.
+# tests/scripts/fake_python plays the workloads.
 . "$(dirname "$0")/lib.sh"
 
 B=$GT_SRC/bench/frameworks
@@ -49,10 +50,13 @@ fake --rounds 2 --out "$out" mlp resnet18 triton jax cupy >"$TMP/run.out" 2>"$TM
 is "$?" 1 "driver: some runs failed: exit status 1"
 R=$TMP/run.out
 is "$(cell "$R" mlp 2)" "2" "plain: the median of its rounds"
-is "$(cell "$R" mlp 3)" "2.02 (1.01x)" "off: without GPUTUNE_SET, with the shim and a log file; its ratio to plain"
-is "$(cell "$R" mlp 4)" "2.1 (1.05x)" "run-empty: a fresh empty cache directory"
-is "$(cell "$R" mlp 5)" "1.9 (0.95x)" "tune: GPUTUNE_SET and a report"
-is "$(cell "$R" mlp 6)" "1.8 (0.90x)" "run-tuned: the cache tune filled"
+is "$(cell "$R" mlp 3)" "2.02 (1.01x, 1.01-1.01)" "off: without GPUTUNE_SET, with the shim and a log file; its ratio to plain"
+is "$(cell "$R" mlp 4)" "2.1 (1.05x, 1.05-1.05)" "run-empty: a fresh empty cache directory"
+is "$(cell "$R" mlp 5)" "1.9 (0.95x, 0.95-0.95)" "tune: GPUTUNE_SET and a report"
+is "$(cell "$R" mlp 6)" "1.8 (0.90x, 0.90-0.90)" "run-tuned: the cache tune filled"
+for way in plain off run-empty tune run-tuned; do
+    is "$(wc -l <"$TMP/mlp.$way.turns")" 6 "$way: its three groups a round timed in turns, two rounds"
+done
 is "$(cell "$R" mlp 7)" "yes" "outputs bitwise the first run's"
 is "$(cell "$R" mlp 8)" "3 (2 faster, 1 applied)" "signatures tuned, faster and applied"
 is "$(cell "$R" mlp 9)" "0.5, 3.0" "warm-up seconds of plain and of the first tune run"
@@ -63,7 +67,8 @@ is "$(cell "$R" triton 3)" "-" "a way whose runs failed has no time"
 is "$(cell "$R" triton 11)" "run-empty 1.050x > 1.02x; 2 runs failed" "failed runs fail the verdict"
 is "$(cell "$R" jax 8)" "-" "no report from a tune run that was killed"
 is "$(cell "$R" cupy 2)" "skipped: cupy is not importable: fake" "a skipped workload says why"
-check "a run past --timeout is reported" grep -qx -- "- jax, round 1, tune: timed out after 2 s; end of .*" "$R"
+check "a run past --timeout is reported" grep -qx -- "- jax, tuning run: timed out after 2 s; end of .*" "$R"
+check "in a round too" grep -qx -- "- jax, round 1, tune: timed out after 2 s; end of .*" "$R"
 check "the hung run's children were killed with it" not_alive "$(cat "$TMP/jax.child")"
 check "a failed run is reported with its exit status" \
     grep -qx -- "- triton, round 2, off: exit status 1; end of .*" "$R"

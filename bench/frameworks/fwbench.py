@@ -5,7 +5,8 @@ its model and inputs from fixed seeds with its framework's deterministic
 switches on, runs a warm-up phase (building the model, then the first
 iterations: compiles, the framework's own set-up and, under the shim in tune
 mode, the trial sessions), then GROUPS groups of N iterations, each group timed
-from an idle device to the next synchronization, and prints
+from an idle device to the next synchronization (under bench/frameworks/run,
+one group per turn the driver gives, FWBENCH_TURNS), and prints
 
     time_ms T            the median over the groups of a group's seconds / N, in ms
     tune_s S             the seconds of the warm-up phase
@@ -106,6 +107,40 @@ def digest(data):
     return hashlib.sha256(data).digest()
 
 
+def turns():
+    """The driver's turn pipes (FWBENCH_TURNS="GO DONE", two file descriptors), or None when run alone."""
+    fds = os.environ.get("FWBENCH_TURNS")
+    if not fds:
+        return None
+    go, done = (int(fd) for fd in fds.split())
+    return os.fdopen(go, "r"), os.fdopen(done, "w", buffering=1)
+
+
+def time_group(step, sync, per_group):
+    t = time.perf_counter()
+    for _ in range(per_group):
+        step()
+    sync()
+    return (time.perf_counter() - t) * 1e3 / per_group
+
+
+def timed_groups(step, sync, groups, per_group, tune_s):
+    """The groups' ms per iteration: all at once when run alone; under the driver, one group per `go` it
+    sends, so that the ways it compares take turns on the device group by group, until it sends `end`."""
+    pipes = turns()
+    if pipes is None:
+        return [time_group(step, sync, per_group) for _ in range(groups)]
+    go, done = pipes
+    done.write(f"ready {groups} {tune_s:.3f}\n")
+    ms = []
+    for line in go:
+        if line.strip() != "go":
+            break
+        ms.append(time_group(step, sync, per_group))
+        done.write(f"done {ms[-1]:.4f}\n")
+    return ms
+
+
 def run(out, build, warmup, groups, per_group):
     """build() makes the model and returns (step, sync, outputs): one iteration, a wait for the device,
     and the list of bytes to write. Times and writes as the top comment says."""
@@ -115,18 +150,15 @@ def run(out, build, warmup, groups, per_group):
         step()
     sync()
     tune_s = time.perf_counter() - t0
-    ms = []
-    for _ in range(groups):
-        t = time.perf_counter()
-        for _ in range(per_group):
-            step()
-        sync()
-        ms.append((time.perf_counter() - t) * 1e3 / per_group)
+    ms = timed_groups(step, sync, groups, per_group, tune_s)
+    if not ms:
+        print("no group was timed", file=sys.stderr)
+        sys.exit(1)
     with open(out, "wb") as f:
         for part in outputs():
             f.write(part)
     print(f"time_ms {statistics.median(ms):.4f}")
     print(f"tune_s {tune_s:.3f}")
     print(f"time_ms_range {min(ms):.4f} {max(ms):.4f}")
-    print(f"iterations {warmup}+{groups}x{per_group}")
+    print(f"iterations {warmup}+{len(ms)}x{per_group}")
     print("versions " + " ".join(f"{k}={v}" for k, v in VERSIONS.items()), flush=True)
