@@ -98,5 +98,9 @@ mkdir -p "$TMP/other/mlp"
 fake --out "$TMP/other" mlp >/dev/null 2>"$TMP/other.err"
 is "$?" 2 "a workload directory the driver did not make: exit status 2"
 check "and why" grep -q "was not made by bench/frameworks/run" "$TMP/other.err"
+fake --cpu 100000 --out "$TMP/cpu" mlp >/dev/null 2>"$TMP/cpu.err"
+is "$?" 2 "a CPU the driver may not use: exit status 2"
+check "and why" grep -q -- "--cpu 100000: not a CPU this process may use" "$TMP/cpu.err"
+check "the table says where the timed threads ran" grep -q '^- the timed threads pinned to CPU [0-9]' "$M"
 
 done_testing
