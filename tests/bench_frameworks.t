@@ -50,10 +50,10 @@ fake --rounds 2 --out "$out" mlp resnet18 triton jax cupy >"$TMP/run.out" 2>"$TM
 is "$?" 1 "driver: some runs failed: exit status 1"
 R=$TMP/run.out
 is "$(cell "$R" mlp 2)" "2" "plain: the median of its rounds"
-is "$(cell "$R" mlp 3)" "2.02 (1.01x, 1.01-1.01)" "off: without GPUTUNE_SET, with the shim and a log file; its ratio to plain"
-is "$(cell "$R" mlp 4)" "2.1 (1.05x, 1.05-1.05)" "run-empty: a fresh empty cache directory"
-is "$(cell "$R" mlp 5)" "1.9 (0.95x, 0.95-0.95)" "tune: GPUTUNE_SET and a report"
-is "$(cell "$R" mlp 6)" "1.8 (0.90x, 0.90-0.90)" "run-tuned: the cache tune filled"
+is "$(cell "$R" mlp 3)" "2.02 (1.010x, 1.01-1.01)" "off: without GPUTUNE_SET, with the shim and a log file; its ratio to plain"
+is "$(cell "$R" mlp 4)" "2.1 (1.050x, 1.05-1.05)" "run-empty: a fresh empty cache directory"
+is "$(cell "$R" mlp 5)" "1.9 (0.950x, 0.95-0.95)" "tune: GPUTUNE_SET and a report"
+is "$(cell "$R" mlp 6)" "1.8 (0.900x, 0.90-0.90)" "run-tuned: the cache tune filled"
 for way in plain off run-empty tune run-tuned; do
     is "$(wc -l <"$TMP/mlp.$way.turns")" 6 "$way: its three groups a round timed in turns, two rounds"
 done
