@@ -24,7 +24,6 @@
 #include "state.h"
 #include "trialsafe.h"
 
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

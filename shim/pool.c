@@ -9,7 +9,6 @@
  * it, the processors this process may use. */
 #include "pool.h"
 
-
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>

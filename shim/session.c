@@ -49,7 +49,6 @@
 #include "strategy.h"
 #include "timing.h"
 
-
 #include <errno.h>
 #include <math.h>
 #include <sched.h>

@@ -10,7 +10,6 @@
 #include "store.h"
 #include "hash.h"
 
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -76,7 +76,8 @@ is "$(tried seed-12abc 12abc)" "$default" "  and GPUTUNE_SEED=12abc does not: th
 GPUTUNE_MOED=tune minirt typo >/dev/null
 is "$(said 'GPUTUNE_MOED is not a variable of libgputune and is ignored; did you mean GPUTUNE_MODE?' typo)" 1 \
     "an unknown GPUTUNE_ variable: said once, with the name it is near"
-check "  and ignored: run mode tunes nothing" sh -c "grep -q 'mode run: ' '$TMP/typo.log' && ! grep -q ' tuned in ' '$TMP/typo.log'"
+check "  and ignored: run mode tunes nothing" \
+    sh -c "grep -q 'mode run: ' '$TMP/typo.log' && ! grep -q ' tuned in ' '$TMP/typo.log'"
 
 # GPUTUNE_SET: one bad word and none applies.
 for set in 'strategy=random bogus' 'strategy=random [kernel' 'strategy=random ;budget.trials=1'; do

@@ -69,7 +69,8 @@ int gt_cmd_cache(int argc, char **argv)
     }
     struct gt_env env;
     gt_env_parse(&env, environ);
-    if (gt_store_default_root(env.cache_dir, root, sizeof root) != 0 || gt_cache_file(root, binary, path, sizeof path) != 0) {
+    if (gt_store_default_root(env.cache_dir, root, sizeof root) != 0 ||
+        gt_cache_file(root, binary, path, sizeof path) != 0) {
         fprintf(stderr, "gputune cache: no cache directory (set GPUTUNE_CACHE_DIR or HOME)\n");
         return 2;
     }
