@@ -14,6 +14,7 @@
  * starting the workers took is printed apart.  The driver's compute cache
  * is off (CUDA_CACHE_DISABLE=1): every pass compiles.  Prints the times and
  * the ratios, measured side by side in one run. */
+#include "env.h"
 #include "hash.h"
 #include "jit.h"
 #include "pool.h"
@@ -251,7 +252,9 @@ int main(int argc, char **argv)
     const char *src_path = argc > 1 ? argv[1] : "kernels/transpose.cu";
     const char *ptx_path = argc > 2 ? argv[2] : NULL;
     int n = argc > 3 ? atoi(argv[3]) : 64;
-    int jobs = gt_pool_jobs();
+    struct gt_env env;
+    gt_env_parse(&env, environ);
+    int jobs = gt_pool_jobs((int)env.jobs);
     char *src = read_file(src_path), *ptx = ptx_path ? read_file(ptx_path) : NULL, err[PATH_MAX + 128];
     uint64_t *hashes = calloc((size_t)(n > 0 ? n : 1), sizeof *hashes);
     struct timing in_process[2];

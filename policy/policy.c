@@ -549,7 +549,7 @@ static int override_settings(struct gt_settings *dst, const struct gt_settings *
 
 int gt_policy_override(struct gt_policy *p, const char *words, struct gt_diags *d)
 {
-    static const char name[] = "GPUTUNE_SET";
+    static const char name[] = "GPUTUNE_SET", blanks[] = " \t\n"; /* a newline would start a line of its own */
     size_t len = strlen(words), n = 0;
     char *text = malloc(2 * len + sizeof "[defaults]\n");
     struct gt_policy *over = text ? gt_policy_new() : NULL;
@@ -560,15 +560,20 @@ int gt_policy_override(struct gt_policy *p, const char *words, struct gt_diags *
     }
     /* one word per line after the header: line N + 1 holds word N */
     n = (size_t)sprintf(text, "[defaults]\n");
-    for (const char *s = words + strspn(words, " \t"); *s; s += strspn(s, " \t")) {
-        size_t w = strcspn(s, " \t");
+    size_t before = d->n, word = 0;
+    for (const char *s = words + strspn(words, blanks); *s; s += strspn(s, blanks)) {
+        size_t w = strcspn(s, blanks);
+        word++;
+        if (strchr("[;#", *s) || !memchr(s, '=', w)) /* a section header or a comment would take it silently */
+            gt_diags_add(d, (struct gt_loc){name, (int)word + 1, 1}, "expected KEY=VALUE, found '%.*s'", (int)w, s);
         memcpy(text + n, s, w);
         n += w;
         text[n++] = '\n';
         s += w;
     }
-    size_t before = d->n;
-    int rc = gt_policy_load_string(over, name, text, n, d);
+    /* a word refused above, or any message of the loader (its result stays 0
+     * for a line it could not read), and none of the words applies */
+    int rc = d->n > before || gt_policy_load_string(over, name, text, n, d) != 0 || d->n > before;
     for (size_t i = before; i < d->n; i++)
         d->v[i].line -= d->v[i].line > 0;
     if (rc == 0) {

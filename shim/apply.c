@@ -24,8 +24,6 @@
 #include "state.h"
 #include "trialsafe.h"
 
-#include "gputune.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +101,7 @@ static void warn_diags(struct gt_diags *d)
 /* GPUTUNE_POLICY's files, then GPUTUNE_SET's settings over them. */
 static void load_policy(struct gt_apply *a)
 {
-    const char *list = getenv(GPUTUNE_ENV_POLICY), *set = getenv(GPUTUNE_ENV_SET);
+    const char *list = gt.env.policy, *set = gt.env.set;
     int have_list = list && *list, have_set = set && set[strspn(set, " \t")];
     if (!have_list && !have_set)
         return;
@@ -131,7 +129,7 @@ static void load_cache(struct gt_apply *a)
     a->binary[n > 0 ? n : 0] = '\0';
     if (n <= 0)
         snprintf(a->binary, sizeof a->binary, "unknown");
-    if (gt_store_default_root(root, sizeof root) != 0 ||
+    if (gt_store_default_root(gt.env.cache_dir, root, sizeof root) != 0 ||
         gt_cache_file(root, a->binary, a->cache_path, sizeof a->cache_path) != 0) {
         a->cache_path[0] = '\0';
         return;
@@ -146,9 +144,8 @@ static void load_cache(struct gt_apply *a)
 
 static void setup(struct gt_apply *a)
 {
-    static const char *const guard_names[] = {"off", "on", NULL};
-    const char *force = getenv(GPUTUNE_ENV_FORCE);
-    a->guard = gt_env_choice(GPUTUNE_ENV_GUARD, guard_names, 1);
+    const char *force = gt.env.force;
+    a->guard = gt.env.guard;
     if (force)
         parse_force(a, force);
     load_policy(a);

@@ -349,7 +349,7 @@ static void open_builder(void)
     char root[PATH_MAX], err[512];
     gt_jit_init(&gt.app.jit, gt_real_dlsym);
     find_worker(&gt.app.jit);
-    if (gt_store_default_root(root, sizeof root) != 0)
+    if (gt_store_default_root(gt.env.cache_dir, root, sizeof root) != 0)
         gt_warn("no cache directory (set GPUTUNE_CACHE_DIR or HOME); variants are rebuilt every run");
     else if (gt_store_open(&gt.app.store, root, err, sizeof err) != 0)
         gt_warn("%s; variants are rebuilt every run", err);

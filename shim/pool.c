@@ -5,27 +5,22 @@
  * structs: the caller submits them, waits for one or any of them, and frees
  * them afterwards.  Workers never touch CUDA.  A thread that builds from
  * source keeps a compiler process of its own for NVRTC (rtcworker.c), ended
- * when the thread is.  GPUTUNE_JOBS sets how many threads a pool gets; the
- * default is the processors this process may use. */
+ * when the thread is.  GPUTUNE_JOBS sets how many threads a pool gets; without
+ * it, the processors this process may use. */
 #include "pool.h"
-
-#include "gputune.h"
 
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-int gt_pool_jobs(void)
+int gt_pool_jobs(int jobs)
 {
-    const char *v = getenv(GPUTUNE_ENV_JOBS);
-    char *end;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (v && *v && !*end && n > 0 && n <= 1024)
-        return (int)n;
+    if (jobs > 0)
+        return jobs;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
         return CPU_COUNT(&set);
-    n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
 

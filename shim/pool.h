@@ -21,7 +21,7 @@ struct gt_pool {
     pthread_t *threads;
 };
 
-int gt_pool_jobs(void);
+int gt_pool_jobs(int jobs);
 int gt_pool_start(struct gt_pool *p, int nthreads);
 void gt_pool_submit(struct gt_pool *p, struct gt_task *t);
 void gt_pool_wait(struct gt_pool *p, struct gt_task *t);

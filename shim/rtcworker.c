@@ -20,8 +20,6 @@
 #include "rtcworker.h"
 #include "errmsg.h"
 
-#include "gputune.h"
-
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -374,7 +372,7 @@ static struct worker *current(const struct gt_jit *j)
  * The strings are ours; only the array is new. */
 static char **worker_env(void)
 {
-    static const char pre[] = "LD_PRELOAD=", mode[] = GPUTUNE_ENV_MODE "=";
+    static const char pre[] = "LD_PRELOAD=", mode[] = "GPUTUNE_MODE=";
     size_t n = 0, k = 0;
     while (environ[n])
         n++;
@@ -383,7 +381,7 @@ static char **worker_env(void)
         if (strncmp(environ[i], pre, sizeof pre - 1) != 0 && strncmp(environ[i], mode, sizeof mode - 1) != 0)
             env[k++] = environ[i];
     if (env) {
-        env[k++] = (char *)GPUTUNE_ENV_MODE "=off";
+        env[k++] = (char *)"GPUTUNE_MODE=off";
         env[k] = NULL;
     }
     return env;

@@ -49,8 +49,6 @@
 #include "strategy.h"
 #include "timing.h"
 
-#include "gputune.h"
-
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -277,22 +275,12 @@ static void choose_comparison(struct session *s)
     s->repeat = st && st->timing_repeat > 0 ? (int)st->timing_repeat : DEFAULT_REPEAT;
 }
 
-/* GPUTUNE_WATCHDOG, read once (sessions run one at a time). */
-static int env_watchdog(void)
-{
-    static const char *const names[] = {"off", "entry", "loops", NULL};
-    static int mode = -1;
-    if (mode < 0)
-        mode = gt_env_choice(GPUTUNE_ENV_WATCHDOG, names, GT_WATCHDOG_LOOPS);
-    return mode;
-}
-
 /* The policy's watchdog settings over GPUTUNE_WATCHDOG over the defaults. */
 static void choose_watchdog(struct session *s)
 {
     const struct gt_settings *st = gt_plan_settings(s->p);
     char why[256];
-    s->watchdog = st && st->watchdog >= 0 ? st->watchdog : env_watchdog();
+    s->watchdog = st && st->watchdog >= 0 ? st->watchdog : gt.env.watchdog;
     s->factor = st && st->watchdog_factor >= 1 ? st->watchdog_factor : DEFAULT_WD_FACTOR;
     s->floor_us = (st && st->watchdog_floor_ms >= 0 ? st->watchdog_floor_ms : DEFAULT_WD_FLOOR_MS) * 1e3;
     if (s->watchdog && !(s->devk = gt_devk_get(why, sizeof why))) {
@@ -452,11 +440,11 @@ static FILE *trials_file(void)
     if (opened)
         return f;
     opened = 1;
-    const char *path = getenv(GPUTUNE_ENV_TRIALS);
-    if (!path || !*path)
+    const char *path = gt.env.trials;
+    if (!path)
         return NULL;
     if (!(f = fopen(path, "a"))) {
-        gt_warn("cannot write %s=%s: %s", GPUTUNE_ENV_TRIALS, path, strerror(errno));
+        gt_warn("cannot write GPUTUNE_TRIALS=%s: %s", path, strerror(errno));
         return NULL;
     }
     if (ftell(f) == 0)
@@ -737,7 +725,7 @@ static struct gt_pool pool;
 static void start_pool(void)
 {
     gt_builder_open();
-    gt_pool_start(&pool, gt_pool_jobs());
+    gt_pool_start(&pool, gt_pool_jobs((int)gt.env.jobs));
 }
 
 static struct gt_pool *build_pool(void)
@@ -1017,9 +1005,7 @@ static int prepare(struct session *s, char *why, size_t len)
 
 static uint64_t seed_for(const char *kernel, const char *signature)
 {
-    const char *v = getenv(GPUTUNE_ENV_SEED);
-    uint64_t seed = v && *v ? strtoull(v, NULL, 0) : 0x853c49e6748fea9bULL;
-    return seed ^ gt_hash64(kernel, strlen(kernel)) ^ gt_hash64(signature, strlen(signature));
+    return gt.env.seed ^ gt_hash64(kernel, strlen(kernel)) ^ gt_hash64(signature, strlen(signature));
 }
 
 /* Tunes the launch's kernel at its signature (the caller has marked it
@@ -1110,7 +1096,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
 
 void gt_session_report(void)
 {
-    const char *csv_path = getenv(GPUTUNE_ENV_REPORT);
+    const char *csv_path = gt.env.report;
     FILE *csv = csv_path && *csv_path ? fopen(csv_path, "w") : NULL;
     if (csv_path && *csv_path && !csv)
         gt_warn("cannot write GPUTUNE_REPORT=%s", csv_path);

@@ -4,15 +4,14 @@
  * environment once, from the library constructor or from whichever hook runs
  * first (another preloaded library may call dlsym before our constructor);
  * it never touches the driver, so a process that never uses CUDA pays only
- * for a few getenv() calls. */
+ * for reading the GPUTUNE_* variables (env.c). */
 #include "state.h"
 
 #include "gputune.h"
 #include "report.h"
 
 #include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
+#include <unistd.h>
 
 struct gt_state gt = {
     .mode = GT_MODE_RUN,
@@ -20,40 +19,32 @@ struct gt_state gt = {
     .app = {.lock = PTHREAD_MUTEX_INITIALIZER},
 };
 
-static const char *const mode_names[] = {"off", "run", "tune", "retune", NULL};
-static const char *const level_names[] = {"error", "warn", "info", "debug", NULL};
-
 const char *gt_mode_name(enum gt_mode mode)
 {
-    return mode_names[mode];
+    return gt_env_word(GT_ENV_MODE, (int)mode);
 }
 
-/* Reads an environment variable that must be one of `choices`.  Unset or
- * empty gives `fallback` silently; anything else unknown gives one warning
- * naming the variable and what it accepts, then `fallback`. */
-int gt_env_choice(const char *var, const char *const *choices, int fallback)
+static void say_warning(const char *msg)
 {
-    const char *v = getenv(var);
-    if (!v || !*v)
-        return fallback;
-    for (int i = 0; choices[i]; i++)
-        if (strcmp(v, choices[i]) == 0)
-            return i;
-    char accepted[256] = "";
-    for (int i = 0; choices[i]; i++) {
-        strncat(accepted, i ? ", " : "", sizeof accepted - strlen(accepted) - 1);
-        strncat(accepted, choices[i], sizeof accepted - strlen(accepted) - 1);
-    }
-    gt_warn("%s=%s is not one of %s; using %s", var, v, accepted, choices[fallback]);
-    return fallback;
+    gt_warn("%s", msg);
+}
+
+/* What was refused or unknown, then at debug level every value and where it came from. */
+static void say_environment(void)
+{
+    gt_env_check(&gt.env, environ, say_warning);
+    for (int id = 0; id < GT_ENV_COUNT && gt_log_enabled(GT_LOG_DEBUG); id++)
+        gt_debug("environment: %s = %s (%s)", gt_env_var(id)->name, gt_env_shown(&gt.env, id),
+                 gt_env_origin_name(gt.env.origin[id]));
 }
 
 static void init_once(void)
 {
-    /* The level first, so that warnings about the other variables obey it. */
-    gt.log.level = gt_env_choice(GPUTUNE_ENV_LOG, level_names, GT_LOG_WARN);
-    gt_log_open(&gt.log, gt.log.level, getenv(GPUTUNE_ENV_LOG_FILE));
-    gt.mode = (enum gt_mode)gt_env_choice(GPUTUNE_ENV_MODE, mode_names, GT_MODE_RUN);
+    /* The log first, so that what is said about the variables obeys it. */
+    gt_env_parse(&gt.env, environ);
+    gt_log_open(&gt.log, gt.env.log, gt.env.log_file);
+    gt.mode = (enum gt_mode)gt.env.mode;
+    say_environment();
     gt_reg_init(&gt.reg);
     gt_mem_init(&gt.mem);
     gt_capture_init(&gt.cap);

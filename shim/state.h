@@ -5,6 +5,7 @@
 #include "apply.h"
 #include "capture.h"
 #include "driver.h"
+#include "env.h"
 #include "log.h"
 #include "memtrack.h"
 #include "registry.h"
@@ -15,6 +16,7 @@ enum gt_mode { GT_MODE_OFF, GT_MODE_RUN, GT_MODE_TUNE, GT_MODE_RETUNE };
 
 struct gt_state {
     enum gt_mode mode;
+    struct gt_env env; /* the GPUTUNE_* variables, read once at start */
     struct gt_log log;
     struct gt_driver drv;
     struct gt_registry reg;
@@ -27,6 +29,5 @@ extern struct gt_state gt;
 
 void gt_init(void);
 const char *gt_mode_name(enum gt_mode mode);
-int gt_env_choice(const char *var, const char *const *choices, int fallback);
 
 #endif

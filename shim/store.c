@@ -10,8 +10,6 @@
 #include "store.h"
 #include "hash.h"
 
-#include "gputune.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,10 +46,10 @@ int gt_key_parse(const char *text, struct gt_key *k)
     return *end ? -1 : 0;
 }
 
-/* $GPUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gputune, else ~/.cache/gputune. */
-int gt_store_default_root(char *out, size_t cap)
+/* dir (GPUTUNE_CACHE_DIR), else $XDG_CACHE_HOME/gputune, else ~/.cache/gputune. */
+int gt_store_default_root(const char *dir, char *out, size_t cap)
 {
-    const char *dir = getenv(GPUTUNE_ENV_CACHE_DIR), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n;
     if (dir && *dir)
         n = snprintf(out, cap, "%s", dir);

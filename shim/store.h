@@ -17,7 +17,7 @@ struct gt_store {
 struct gt_key gt_key_of(const void *data, size_t size);
 void gt_key_text(struct gt_key k, char out[33]);
 int gt_key_parse(const char *text, struct gt_key *k);
-int gt_store_default_root(char *out, size_t cap);
+int gt_store_default_root(const char *dir, char *out, size_t cap);
 int gt_store_open(struct gt_store *s, const char *root, char *err, size_t errlen);
 int gt_store_get(const struct gt_store *s, struct gt_key k, const char *ext, unsigned char **data, size_t *size);
 int gt_store_put(const struct gt_store *s, struct gt_key k, const char *ext, const void *data, size_t size,

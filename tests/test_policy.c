@@ -391,6 +391,20 @@ static void overrides(void)
        "  over the section's and for kernels no section names");
     is_int(gt_policy_override(p, "param X=1", &d), 1, "a dimension is not a setting");
     gt_diags_clear(&d);
+    static const char *const bad[] = {"budget.trials=5 bogus", "budget.trials=5 [kernel", "budget.trials=5 ;x=1",
+                                      "budget.trials=5 #", "budget.trials=5 budget.seconds:3",
+                                      "budget.trials=5\n[kernel=\"k*\"]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = gt_policy_override(p, bad[i], &d);
+        char msg[256] = "";
+        if (d.n)
+            gt_diag_format(&d.v[0], msg, sizeof msg);
+        ok(rc == 1 && d.n == 1 && strncmp(msg, "GPUTUNE_SET:2:1: expected KEY=VALUE, found '", 44) == 0 &&
+               p->unnamed.budget_trials == 100000,
+           "bad word %zu: refused, named, nothing changes", i + 1);
+        show(&d);
+        gt_diags_clear(&d);
+    }
     is_int(gt_policy_override(p, "", &d), 0, "no words: nothing to do");
     gt_policy_free(p);
 }

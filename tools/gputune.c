@@ -4,6 +4,7 @@
  * compiler worker libgputune spawns for each thread that builds from source
  * (shim/rtcworker.c), serving NVRTC requests on the socket FD. */
 #include "gputune.h"
+#include "env_cmd.h"
 #include "inspect.h"
 #include "jit.h"
 #include "policy_cmd.h"
@@ -23,6 +24,7 @@ static const char usage[] =
     "  space FILE KERNEL           list a kernel's configurations\n"
     "  run|tune|retune|off CMD...  run a command under libgputune in that mode\n"
     "  cache PROGRAM               list what tune mode kept for a program\n"
+    "  env                         print the GPUTUNE_* variables as libgputune reads them\n"
     "  version                     print the version\n"
     "Run 'gputune COMMAND --help' for a command's options.\n";
 
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
         return gt_cmd_space(argc - 1, argv + 1);
     if (strcmp(argv[1], "cache") == 0)
         return gt_cmd_cache(argc - 1, argv + 1);
+    if (strcmp(argv[1], "env") == 0)
+        return gt_cmd_env(argc - 1, argv + 1);
     if (strcmp(argv[1], "rtc-worker") == 0)
         return rtc_worker(argc, argv);
     for (const char *const *m = (const char *const[]){"run", "tune", "retune", "off", NULL}; *m; m++)

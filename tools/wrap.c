@@ -7,9 +7,8 @@
  * line per entry. */
 #include "wrap.h"
 #include "cachefile.h"
+#include "env.h"
 #include "store.h"
-
-#include "gputune.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -47,7 +46,7 @@ int gt_cmd_wrap(int argc, char **argv)
     }
     const char *old = getenv("LD_PRELOAD");
     snprintf(preload, sizeof preload, "%s%s%s", old && *old ? old : "", old && *old ? " " : "", lib);
-    if (setenv("LD_PRELOAD", preload, 1) != 0 || setenv(GPUTUNE_ENV_MODE, mode, 1) != 0) {
+    if (setenv("LD_PRELOAD", preload, 1) != 0 || setenv("GPUTUNE_MODE", mode, 1) != 0) {
         perror("gputune");
         return 2;
     }
@@ -68,7 +67,10 @@ int gt_cmd_cache(int argc, char **argv)
         fprintf(stderr, "gputune cache: %s: %s\n", argv[1], strerror(errno));
         return 2;
     }
-    if (gt_store_default_root(root, sizeof root) != 0 || gt_cache_file(root, binary, path, sizeof path) != 0) {
+    struct gt_env env;
+    gt_env_parse(&env, environ);
+    if (gt_store_default_root(env.cache_dir, root, sizeof root) != 0 ||
+        gt_cache_file(root, binary, path, sizeof path) != 0) {
         fprintf(stderr, "gputune cache: no cache directory (set GPUTUNE_CACHE_DIR or HOME)\n");
         return 2;
     }
