@@ -7,6 +7,7 @@
  * for a few getenv() calls. */
 #include "state.h"
 
+#include "forks.h"
 #include "gputune.h"
 #include "report.h"
 
@@ -57,6 +58,7 @@ static void init_once(void)
     gt_reg_init(&gt.reg);
     gt_mem_init(&gt.mem);
     gt_capture_init(&gt.cap);
+    gt_forks_init();
     gt_debug("libgputune %s loaded, mode %s", GPUTUNE_VERSION, gt_mode_name(gt.mode));
 }
 
