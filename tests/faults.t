@@ -32,7 +32,8 @@ for m in $(seq 1 "$app_calls"); do
     FAKECUDA_FAIL_AFTER=$m app plain | tr '\n' ' ' >>"$TMP/plain"
     echo >>"$TMP/plain"
 done
-is "$(grep -c -v 'minirt: done' "$TMP/plain")" "$app_calls" "without the shim, a fault in any of the application's $app_calls calls shows"
+is "$(grep -c -v 'minirt: done' "$TMP/plain")" "$app_calls" \
+    "without the shim, a fault in any of the application's $app_calls calls shows"
 
 is "$(app retune | tr '\n' ' ')" "$clean" "a tune session without faults"
 calls=$(cut -d' ' -f1 "$TMP/count")
@@ -61,6 +62,7 @@ for half in 1 2; do
     done >"$TMP/wrong$half" &
 done
 wait
-is "$(cat "$TMP/wrong1" "$TMP/wrong2" | head -5)" "" "each of the $calls calls failing: the application's output is as without the shim"
+is "$(cat "$TMP/wrong1" "$TMP/wrong2" | head -5)" "" \
+    "each of the $calls calls failing: the application's output is as without the shim"
 
 done_testing

@@ -31,8 +31,8 @@ is "$(grep -c 'launches  *geometries' "$TMP/tune.log")" 1 "  and only the parent
 out=$(LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/child.log" \
     shim "$H/minirt" --in-child)
 is "$out" "minirt: done" "a child forked before the driver was used runs"
-check "  it says that it does not tune" grep -q 'a forked child: mode tune runs as mode run here; no tuning session starts' \
-    "$TMP/child.log"
+check "  it says that it does not tune" \
+    grep -q 'a forked child: mode tune runs as mode run here; no tuning session starts' "$TMP/child.log"
 check "  and tunes nothing" sh -c "! grep -q ' tuned in ' '$TMP/child.log'"
 check "  but reports what it ran" grep -q 'launches  *geometries' "$TMP/child.log"
 

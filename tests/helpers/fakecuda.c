@@ -223,8 +223,16 @@ static CUresult param_info(const void *h, size_t i, size_t *off, size_t *size)
     return CUDA_SUCCESS;
 }
 
-CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size) { CALL(OTHER); return param_info(f, i, off, size); }
-CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size) { CALL(OTHER); return param_info(k, i, off, size); }
+CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+    CALL(OTHER);
+    return param_info(f, i, off, size);
+}
+CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
+{
+    CALL(OTHER);
+    return param_info(k, i, off, size);
+}
 
 static int capturing;
 static int last_l1; /* the last launch ran a function that prefers L1 */
@@ -331,7 +339,13 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 }
 
 /* Streams, events and copies over host memory, enough for a trial session. */
-CUresult cuStreamCreate(CUstream *s, unsigned flags) { CALL(ALLOCATES); (void)flags; *s = (CUstream)malloc(8); return CUDA_SUCCESS; }
+CUresult cuStreamCreate(CUstream *s, unsigned flags)
+{
+    CALL(ALLOCATES);
+    (void)flags;
+    *s = (CUstream)malloc(8);
+    return CUDA_SUCCESS;
+}
 CUresult cuStreamDestroy_v2(CUstream s) { CALL(OTHER); free(s); return CUDA_SUCCESS; }
 CUresult cuStreamSynchronize(CUstream s) { CALL(RUNS); (void)s; return CUDA_SUCCESS; }
 CUresult cuStreamSynchronize_ptsz(CUstream s) { CALL(RUNS); (void)s; return CUDA_SUCCESS; }
@@ -486,8 +500,19 @@ static CUresult mem_alloc(CUdeviceptr *p, size_t n)
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { CALL(ALLOCATES); return mem_alloc(p, n); }
 CUresult cuMemFree_v2(CUdeviceptr p) { CALL(OTHER); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
 CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s) { CALL(ALLOCATES); (void)s; return mem_alloc(p, n); }
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s) { CALL(ALLOCATES); (void)s; return mem_alloc(p, n); }
-CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { CALL(OTHER); (void)s; free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s)
+{
+    CALL(ALLOCATES);
+    (void)s;
+    return mem_alloc(p, n);
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
+{
+    CALL(OTHER);
+    (void)s;
+    free((void *)(uintptr_t)p);
+    return CUDA_SUCCESS;
+}
 
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
 {
@@ -497,7 +522,14 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
     return CUDA_SUCCESS;
 }
 
-CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) { CALL(OTHER); (void)s; (void)m; capturing++; return CUDA_SUCCESS; }
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m)
+{
+    CALL(OTHER);
+    (void)s;
+    (void)m;
+    capturing++;
+    return CUDA_SUCCESS;
+}
 
 CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 {
