@@ -9,6 +9,7 @@
 
 #include "forks.h"
 #include "gputune.h"
+#include "interpose.h"
 #include "report.h"
 
 #include <pthread.h>
@@ -86,5 +87,6 @@ GT_EXPORT const char *gputune_mode(void)
 
 __attribute__((destructor)) static void gt_destructor(void)
 {
+    gt_interpose_check_bypass();
     gt_report_exit();
 }
