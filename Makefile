@@ -121,9 +121,11 @@ $(BUILD)/tests/helpers/libchain.so: tests/helpers/chain_lib.c
 
 # dlsym wrappers preloaded before the shim: one leads to it, one passes it by.
 $(BUILD)/tests/helpers/libdlsymwrap.so: tests/helpers/dlsym_wrap.c
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $< -o $@ -ldl
 
 $(BUILD)/tests/helpers/libdlsymlibc.so: tests/helpers/dlsym_wrap.c
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DWRAP_BY_HANDLE $< -o $@ -ldl
 
 $(BUILD)/tests/helpers/libtarget.so: tests/helpers/chain_lib.c
