@@ -2,7 +2,8 @@
  * tracing tools preload theirs.  It counts lookups and passes them to "the
  * real dlsym": found as dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34"), which leads
  * to the shim's; built with WRAP_BY_HANDLE, found in libc's own handle,
- * which passes the shim by. */
+ * which passes the shim by (dlmopen: a sanitizer's runtime intercepts dlopen
+ * and looks its own functions up with dlsym before it can serve one). */
 #include <dlfcn.h>
 #include <stddef.h>
 
@@ -12,7 +13,7 @@ static long lookups;
 static void *find_real(void)
 {
 #ifdef WRAP_BY_HANDLE
-    void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    void *libc = dlmopen(LM_ID_BASE, "libc.so.6", RTLD_NOW | RTLD_NOLOAD);
     return libc ? dlvsym(libc, "dlsym", "GLIBC_2.34") : NULL;
 #else
     return dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
