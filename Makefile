@@ -35,6 +35,7 @@ UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
              $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
              $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
+             $(BUILD)/tests/helpers/libdlsymwrap.so $(BUILD)/tests/helpers/libdlsymlibc.so \
              $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app \
              $(BUILD)/tests/helpers/lattice_app \
              $(BUILD)/tests/helpers/printf_app \
@@ -68,8 +69,9 @@ $(BUILD)/shim/devkernels_ptx.o: $(BUILD)/shim/devkernels_ptx.c
 $(BUILD)/libgtcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a
-	$(CC) -shared $(SAN) $(NOUNDEF) -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a $(CORE_LIBS)
+$(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a shim/versions.map
+	$(CC) -shared $(SAN) $(NOUNDEF) -Wl,--version-script=shim/versions.map -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a \
+	    $(CORE_LIBS)
 
 # Unit tests: one C file each, linked with the core modules only.
 $(BUILD)/tests/%.t: tests/%.c tests/tap.h $(BUILD)/libgtcore.a
@@ -116,6 +118,15 @@ $(BUILD)/tests/helpers/gpu_probe: tests/helpers/gpu_probe.c
 $(BUILD)/tests/helpers/libchain.so: tests/helpers/chain_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DCHAIN_WRAPPER $< -o $@ -ldl
+
+# dlsym wrappers preloaded before the shim: one leads to it, one passes it by.
+$(BUILD)/tests/helpers/libdlsymwrap.so: tests/helpers/dlsym_wrap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared $< -o $@ -ldl
+
+$(BUILD)/tests/helpers/libdlsymlibc.so: tests/helpers/dlsym_wrap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -DWRAP_BY_HANDLE $< -o $@ -ldl
 
 $(BUILD)/tests/helpers/libtarget.so: tests/helpers/chain_lib.c
 	@mkdir -p $(dir $@)

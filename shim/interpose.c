@@ -137,7 +137,20 @@ GT_EARLY static void *next_after(const void *caller, const char *name)
     return r < 0 ? gt_real_dlsym(RTLD_NEXT, name) : p;
 }
 
-GT_EARLY GT_EXPORT void *dlsym(void *handle, const char *name)
+/* A wrapper of dlsym preloaded before the shim often finds "the real one"
+ * as dlvsym(RTLD_NEXT, "dlsym", <libc's version>).  On x86-64 the shim's
+ * dlsym answers to libc's version names (versions.map), GLIBC_2.34 the
+ * default, so that such a wrapper still leads to it. */
+#if defined(__x86_64__)
+#define GT_DLSYM gt_interpose_dlsym
+__asm__(".symver gt_interpose_dlsym, dlsym@@GLIBC_2.34\n"
+        ".globl gt_interpose_dlsym_old\n.set gt_interpose_dlsym_old, gt_interpose_dlsym\n"
+        ".symver gt_interpose_dlsym_old, dlsym@GLIBC_2.2.5");
+#else
+#define GT_DLSYM dlsym
+#endif
+
+GT_EARLY GT_EXPORT void *GT_DLSYM(void *handle, const char *name)
 {
     void *p = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
                                   : gt_real_dlsym(handle, name);
@@ -169,6 +182,24 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint
     if (!gt_driver_ready() || !gt.drv.cuGetProcAddress_v2)
         return CUDA_ERROR_NOT_INITIALIZED;
     return proc_result(gt.drv.cuGetProcAddress_v2(symbol, pfn, version, flags, status), pfn);
+}
+
+/* At exit: a driver in the process to which no call ever led the shim was
+ * reached past it, as when a dlsym preloaded before the shim's finds libc's
+ * in a way the shim cannot answer (through libc's own handle). */
+void gt_interpose_check_bypass(void)
+{
+    void *drv = gt.mode == GT_MODE_OFF || atomic_load(&gt.drv.status) != 0
+                    ? NULL : dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!drv)
+        return;
+    dlclose(drv);
+    void *first = gt_real_dlsym(RTLD_DEFAULT, "dlsym");
+    Dl_info info;
+    if (first && !is_ours(first) && dladdr(first, &info) && info.dli_fname)
+        gt_warn("libcuda.so.1 was loaded, but no call of the application reached the shim: the dlsym of %s comes "
+                "before libgputune.so's and does not lead to it, so no launch was seen; preload libgputune.so first",
+                info.dli_fname);
 }
 
 void gt_interpose_report(void)

@@ -5,5 +5,6 @@
 void *gt_real_dlsym(void *handle, const char *name);
 void gt_interpose_build(void);
 void gt_interpose_report(void);
+void gt_interpose_check_bypass(void);
 
 #endif

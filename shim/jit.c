@@ -18,7 +18,11 @@
  * executable (j->worker), each compiling thread sends its NVRTC step to a
  * worker process of its own (rtcworker.c), and runs it here only when no
  * worker can.  The worker runs gt_jit_nvrtc too, with the same libnvrtc, so
- * the PTX is the same either way, and so is the store's key. */
+ * the PTX is the same either way, and so is the store's key.
+ *
+ * fork() waits for the builds in flight (gt_jit_fork_hold): the compilers'
+ * exit handlers run in a forked child, and would wait forever for a lock
+ * that a thread of the parent held in the middle of a build. */
 #include "jit.h"
 #include "rtcworker.h"
 
@@ -27,6 +31,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Every build holds it for reading; fork() takes it for writing.  Writers
+ * first, so that a pool kept busy by a session cannot hold fork() back. */
+static pthread_rwlock_t building = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+void gt_jit_fork_hold(void)
+{
+    pthread_rwlock_wrlock(&building);
+}
+
+/* In the child the lock belongs to a thread that no longer exists. */
+void gt_jit_fork_release(int child)
+{
+    if (child)
+        building = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+    else
+        pthread_rwlock_unlock(&building);
+}
 
 void gt_jit_init(struct gt_jit *j, void *(*resolve)(void *, const char *))
 {
@@ -343,11 +365,8 @@ static void to_store(const struct gt_store *store, struct gt_key key, struct gt_
         gt_store_put(store, key, "cubin", job->cubin, job->cubin_size, err, n);
 }
 
-/* Builds job into job->cubin (job->ok), from the store when it has it. */
-void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job)
+static void build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job)
 {
-    double t0 = now();
-    job->ok = job->from_store = 0;
     if (gt_jit_open(j) != 0) {
         job->log = strdup(j->error);
         return;
@@ -360,6 +379,16 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
         if (job->ok && store)
             to_store(store, key, job);
     }
+}
+
+/* Builds job into job->cubin (job->ok), from the store when it has it. */
+void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job)
+{
+    double t0 = now();
+    job->ok = job->from_store = 0;
+    pthread_rwlock_rdlock(&building);
+    build(j, store, job);
+    pthread_rwlock_unlock(&building);
     job->seconds = now() - t0;
 }
 

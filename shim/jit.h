@@ -112,5 +112,7 @@ struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job);
 int gt_jit_from_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job);
 void gt_jit_job_clear(struct gt_jit_job *job);
 void gt_jit_close(struct gt_jit *j);
+void gt_jit_fork_hold(void);
+void gt_jit_fork_release(int child);
 
 #endif

@@ -10,7 +10,9 @@
  * libnvrtc is reached through exported symbols (programs linked with it) or
  * through dlsym (programs that dlopen it); each hook remembers the first real
  * function it was given and hands itself out only in place of that one, so a
- * process holding two libnvrtc versions keeps working. */
+ * process holding two libnvrtc versions keeps working.  A forked child's
+ * NVRTC calls still reach the hooks, so fork() takes the table's lock
+ * (gt_nvrtc_fork_hold) and both sides release it. */
 #include "state.h"
 #include "hash.h"
 #include "image.h"
@@ -207,6 +209,20 @@ GT_EXPORT nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
         pthread_mutex_unlock(&nv.lock);
     }
     return REAL(nvrtcDestroyProgram)(prog);
+}
+
+void gt_nvrtc_fork_hold(void)
+{
+    pthread_mutex_lock(&nv.lock);
+}
+
+/* In the child the lock belongs to a thread that no longer exists. */
+void gt_nvrtc_fork_release(int child)
+{
+    if (child)
+        pthread_mutex_init(&nv.lock, NULL);
+    else
+        pthread_mutex_unlock(&nv.lock);
 }
 
 const struct gt_nvrtc_program *gt_nvrtc_find(uint64_t hash, size_t size)

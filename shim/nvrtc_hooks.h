@@ -19,5 +19,7 @@ struct gt_nvrtc_program {
 
 void *gt_nvrtc_symbol(const char *name, void *p);
 const struct gt_nvrtc_program *gt_nvrtc_find(uint64_t hash, size_t size);
+void gt_nvrtc_fork_hold(void);
+void gt_nvrtc_fork_release(int child);
 
 #endif

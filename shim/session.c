@@ -154,6 +154,7 @@ struct session {
     struct gt_call trial;      /* the same on the session's stream */
     CUstream stream;
     struct gt_snapshot snap;
+    int saved;                 /* snap holds the application's buffers: they are restored from it at the end */
     struct gt_timer timer;
     enum gt_compare compare;
     double abs_tol, rel_tol;
@@ -973,6 +974,7 @@ static int prepare(struct session *s, char *why, size_t len)
         snprintf(why, len, "saving its buffers failed: %s", gt_cu_error(r));
         return -1;
     }
+    s->saved = 1;
     double t1 = now();
     if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, s->stream)) != CUDA_SUCCESS ||
         (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
@@ -1001,6 +1003,27 @@ static int prepare(struct session *s, char *why, size_t len)
         return -1;
     }
     return 0;
+}
+
+static CUresult restore_sync(struct session *s)
+{
+    CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, s->stream);
+    return r == CUDA_SUCCESS ? gt.drv.cuStreamSynchronize(s->stream) : r;
+}
+
+/* The application's buffers as it left them, before its own launch runs.
+ * Its results depend on this copy: one that fails is tried once more. */
+static void restore_app(struct session *s)
+{
+    CUresult r = s->saved ? restore_sync(s) : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS)
+        return;
+    if (restore_sync(s) == CUDA_SUCCESS)
+        gt_warn("kernel %s: restoring the application's buffers after tuning failed once (%s); the second attempt "
+                "restored them", s->p->shown, gt_cu_error(r));
+    else
+        gt_error("kernel %s: restoring the application's buffers after tuning failed twice (%s): its results may "
+                 "differ from a run without the shim", s->p->shown, gt_cu_error(r));
 }
 
 static uint64_t seed_for(const char *kernel, const char *signature)
@@ -1042,9 +1065,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         search(&s, budget, t0 + seconds);
         winner = remeasure(&s, &baseline);
     }
-    gt_snapshot_copy(&s.snap, GT_SNAP_RESTORE, s.stream);
-    if (s.stream)
-        gt.drv.cuStreamSynchronize(s.stream);
+    restore_app(&s);
     struct gt_choice *ch = NULL;
     char config[512] = "";
     if (!ok) {

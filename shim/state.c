@@ -7,7 +7,9 @@
  * for reading the GPUTUNE_* variables (env.c). */
 #include "state.h"
 
+#include "forks.h"
 #include "gputune.h"
+#include "interpose.h"
 #include "report.h"
 
 #include <pthread.h>
@@ -48,6 +50,7 @@ static void init_once(void)
     gt_reg_init(&gt.reg);
     gt_mem_init(&gt.mem);
     gt_capture_init(&gt.cap);
+    gt_forks_init();
     gt_debug("libgputune %s loaded, mode %s", GPUTUNE_VERSION, gt_mode_name(gt.mode));
 }
 
@@ -75,5 +78,6 @@ GT_EXPORT const char *gputune_mode(void)
 
 __attribute__((destructor)) static void gt_destructor(void)
 {
+    gt_interpose_check_bypass();
     gt_report_exit();
 }

@@ -76,4 +76,20 @@ gputune_version found" "the shim's exports do not fake a driver or NVRTC"
 is "$(LD_PRELOAD="$GT_PRELOAD $H/libchain.so" "$H/chain_main")" "value 11 next 11" \
     "dlsym(RTLD_NEXT) from a wrapper and from the program"
 
+# A dlsym wrapper preloaded before the shim: one that finds "the real dlsym"
+# with dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34") still leads to the shim's;
+# one that takes libc's own passes it by, and the shim says so.  (Under ASan
+# that wrapper runs while the sanitizer starts, before the environment is
+# read, so the warning may go to stderr.)
+wrap() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/$1.log" \
+        LD_PRELOAD="$GT_SANITIZER_PRELOAD $H/lib$1.so $GT_BUILD/libgputune.so" "$H/minirt" 2>"$TMP/$1.err"
+}
+is "$(wrap dlsymwrap)" "minirt: done" "a dlsym wrapper before the shim: the application runs"
+is "$(table_field "$TMP/dlsymwrap.log" 1 "saxpy(")" 120 "  and the shim sees its launches"
+is "$(wrap dlsymlibc)" "minirt: done" "a dlsym wrapper that passes the shim by: the application runs"
+is "$(cat "$TMP/dlsymlibc.log" "$TMP/dlsymlibc.err" 2>/dev/null | grep -c "warn: libcuda.so.1 was loaded, but no \
+call of the application reached the shim: the dlsym of $H/libdlsymlibc.so comes before libgputune.so's")" 1 \
+    "  one warning names the wrapper"
+
 done_testing

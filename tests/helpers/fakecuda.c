@@ -4,8 +4,12 @@
  * uses it the way the CUDA runtime uses the real one: dlopen, dlsym of
  * cuGetProcAddress_v2, then every entry point through that, some in their
  * _ptsz form.  Handles are pointers to small structs; launches run nothing.
- * FAKECUDA_FAIL=name,name... makes those entry points fail with
- * CUDA_ERROR_OUT_OF_MEMORY, to test that errors pass through the shim.
+ * Faults: FAKECUDA_FAIL=name,name... makes those entry points fail, and
+ * FAKECUDA_FAIL_AFTER=N the N-th call of any entry point (counting from 1,
+ * every thread), each with the error that fits the call (out of memory for
+ * what allocates, launch failed for what runs or waits, invalid value for the
+ * rest).  FAKECUDA_COUNT=FILE writes at exit how many calls there were and
+ * which one failed.
  * FAKECUDA_PARAMS="offset:size,..." sets the parameter layout every kernel
  * reports (default: an int, a float and two pointers).  Two events time
  * 0.25 ms, or, when the last launch before the second ran a function set to
@@ -16,6 +20,7 @@
 #include <cuda.h>
 #undef cuGetProcAddress
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +37,7 @@ struct fake_func {
 
 static struct fake_func *funcs;
 
-static int fails(const char *name)
+static int named(const char *name)
 {
     const char *list = getenv("FAKECUDA_FAIL");
     size_t n = strlen(name);
@@ -46,9 +51,39 @@ static int fails(const char *name)
     return 0;
 }
 
-#define FAIL_IF_ASKED() \
-    if (fails(__func__)) \
-    return CUDA_ERROR_OUT_OF_MEMORY
+static atomic_long ncalls;
+static const char *_Atomic failed_call;
+
+/* Counts a call of entry point `name`; true when it must fail. */
+static int fails(const char *name)
+{
+    long n = atomic_fetch_add(&ncalls, 1) + 1;
+    const char *after = getenv("FAKECUDA_FAIL_AFTER");
+    if (!named(name) && !(after && atol(after) == n))
+        return 0;
+    atomic_store(&failed_call, name);
+    return 1;
+}
+
+__attribute__((destructor)) static void write_count(void)
+{
+    const char *path = getenv("FAKECUDA_COUNT");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (f) {
+        fprintf(f, "%ld %s\n", atomic_load(&ncalls), atomic_load(&failed_call) ? atomic_load(&failed_call) : "-");
+        fclose(f);
+    }
+}
+
+/* The first line of every entry point. */
+#define CALL(error)        \
+    do {                   \
+        if (fails(__func__)) \
+            return error;  \
+    } while (0)
+#define ALLOCATES CUDA_ERROR_OUT_OF_MEMORY
+#define RUNS CUDA_ERROR_LAUNCH_FAILED
+#define OTHER CUDA_ERROR_INVALID_VALUE
 
 static struct fake_func *make_func(const char *name, int is_kernel)
 {
@@ -66,13 +101,14 @@ static int valid(const void *h)
     return h && ((const struct fake_func *)h)->magic == FAKE_MAGIC;
 }
 
-CUresult cuInit(unsigned flags) { (void)flags; FAIL_IF_ASKED(); return CUDA_SUCCESS; }
-CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
-CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuInit(unsigned flags) { CALL(OTHER); (void)flags; return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v) { CALL(OTHER); *v = 13000; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { CALL(RUNS); return CUDA_SUCCESS; }
 
 /* NVRTC asks a loaded libcuda for its private tables; there are none here. */
 CUresult cuGetExportTable(const void **table, const CUuuid *id)
 {
+    CALL(OTHER);
     (void)id;
     *table = NULL;
     return CUDA_ERROR_NOT_SUPPORTED;
@@ -80,60 +116,64 @@ CUresult cuGetExportTable(const void **table, const CUuuid *id)
 
 CUresult cuGetErrorName(CUresult r, const char **s)
 {
-    *s = r == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_FAKE";
+    CALL(OTHER);
+    *s = r == CUDA_ERROR_OUT_OF_MEMORY   ? "CUDA_ERROR_OUT_OF_MEMORY"
+         : r == CUDA_ERROR_LAUNCH_FAILED ? "CUDA_ERROR_LAUNCH_FAILED"
+         : r == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
+                                         : "CUDA_ERROR_FAKE";
     return CUDA_SUCCESS;
 }
 
 CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *o, void **v, unsigned n,
                            CUlibraryOption *lo, void **lv, unsigned ln)
 {
+    CALL(ALLOCATES);
     (void)o; (void)v; (void)n; (void)lo; (void)lv; (void)ln;
-    FAIL_IF_ASKED();
     if (!code)
         return CUDA_ERROR_INVALID_VALUE;
     *lib = (CUlibrary)malloc(16);
     return CUDA_SUCCESS;
 }
 
-CUresult cuLibraryUnload(CUlibrary lib) { FAIL_IF_ASKED(); free(lib); return CUDA_SUCCESS; }
+CUresult cuLibraryUnload(CUlibrary lib) { CALL(OTHER); free(lib); return CUDA_SUCCESS; }
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
-    FAIL_IF_ASKED();
+    CALL(ALLOCATES);
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
     *m = (CUmodule)malloc(16);
     return CUDA_SUCCESS;
 }
 
-CUresult cuModuleUnload(CUmodule m) { FAIL_IF_ASKED(); free(m); return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule m) { CALL(OTHER); free(m); return CUDA_SUCCESS; }
 
 CUresult cuLibraryGetModule(CUmodule *m, CUlibrary lib)
 {
-    FAIL_IF_ASKED();
+    CALL(OTHER);
     *m = (CUmodule)((char *)lib + 1);
     return CUDA_SUCCESS;
 }
 
 CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
 {
+    CALL(OTHER);
     (void)lib;
-    FAIL_IF_ASKED();
     *k = (CUkernel)make_func(name, 1);
     return CUDA_SUCCESS;
 }
 
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
+    CALL(OTHER);
     (void)m;
-    FAIL_IF_ASKED();
     *f = (CUfunction)make_func(name, 0);
     return CUDA_SUCCESS;
 }
 
 CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
-    FAIL_IF_ASKED();
+    CALL(OTHER);
     if (!valid(k))
         return CUDA_ERROR_INVALID_HANDLE;
     *f = (CUfunction)make_func(((struct fake_func *)k)->name, 0);
@@ -142,6 +182,7 @@ CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 
 CUresult cuFuncGetName(const char **name, CUfunction f)
 {
+    CALL(OTHER);
     if (!valid(f) || ((struct fake_func *)f)->is_kernel)
         return CUDA_ERROR_INVALID_HANDLE;
     *name = ((struct fake_func *)f)->name;
@@ -150,6 +191,7 @@ CUresult cuFuncGetName(const char **name, CUfunction f)
 
 CUresult cuKernelGetName(const char **name, CUkernel k)
 {
+    CALL(OTHER);
     if (!valid(k) || !((struct fake_func *)k)->is_kernel)
         return CUDA_ERROR_INVALID_HANDLE;
     *name = ((struct fake_func *)k)->name;
@@ -158,6 +200,7 @@ CUresult cuKernelGetName(const char **name, CUkernel k)
 
 CUresult cuFuncGetModule(CUmodule *m, CUfunction f)
 {
+    CALL(OTHER);
     (void)f;
     *m = NULL;
     return CUDA_ERROR_NOT_FOUND;
@@ -180,8 +223,16 @@ static CUresult param_info(const void *h, size_t i, size_t *off, size_t *size)
     return CUDA_SUCCESS;
 }
 
-CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size) { return param_info(f, i, off, size); }
-CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size) { return param_info(k, i, off, size); }
+CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+    CALL(OTHER);
+    return param_info(f, i, off, size);
+}
+CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
+{
+    CALL(OTHER);
+    return param_info(k, i, off, size);
+}
 
 static int capturing;
 static int last_l1; /* the last launch ran a function that prefers L1 */
@@ -199,50 +250,52 @@ static CUresult launch(const void *f, unsigned bx)
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned smem, CUstream s, void **p, void **e)
 {
+    CALL(RUNS);
     (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p; (void)e;
-    FAIL_IF_ASKED();
     return launch(f, bx);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned smem, CUstream s, void **p, void **e)
 {
+    CALL(RUNS);
     (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p; (void)e;
-    FAIL_IF_ASKED();
     return launch(f, bx);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e)
 {
+    CALL(RUNS);
     (void)p; (void)e;
-    FAIL_IF_ASKED();
     return launch(f, c->blockDimX);
 }
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                    unsigned by, unsigned bz, unsigned smem, CUstream s, void **p)
 {
+    CALL(RUNS);
     (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p;
-    FAIL_IF_ASKED();
     return launch(f, bx);
 }
 
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
+    CALL(OTHER);
     (void)a; (void)v;
-    FAIL_IF_ASKED();
     return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 /* Resources of a small kernel: what estimates of variants read. */
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 {
+    CALL(OTHER);
     *v = a == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 0;
     return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int threads, size_t smem)
 {
+    CALL(OTHER);
     (void)smem;
     *blocks = threads > 0 && threads <= 1024 ? 2048 / threads : 0;
     return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
@@ -250,24 +303,28 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, 
 
 CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig c)
 {
+    CALL(OTHER);
     (void)c;
     return valid(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuCtxGetCurrent(CUcontext *c)
 {
+    CALL(OTHER);
     *c = (CUcontext)&funcs;
     return CUDA_SUCCESS;
 }
 
 CUresult cuCtxGetDevice(CUdevice *d)
 {
+    CALL(OTHER);
     *d = 0;
     return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
+    CALL(OTHER);
     (void)d;
     *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
     return CUDA_SUCCESS;
@@ -275,19 +332,27 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
+    CALL(OTHER);
     (void)d;
     snprintf(name, (size_t)len, "Fake GPU");
     return CUDA_SUCCESS;
 }
 
 /* Streams, events and copies over host memory, enough for a trial session. */
-CUresult cuStreamCreate(CUstream *s, unsigned flags) { (void)flags; *s = (CUstream)malloc(8); return CUDA_SUCCESS; }
-CUresult cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize_ptsz(CUstream s) { (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamCreate(CUstream *s, unsigned flags)
+{
+    CALL(ALLOCATES);
+    (void)flags;
+    *s = (CUstream)malloc(8);
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy_v2(CUstream s) { CALL(OTHER); free(s); return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { CALL(RUNS); (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize_ptsz(CUstream s) { CALL(RUNS); (void)s; return CUDA_SUCCESS; }
 
 CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
 {
+    CALL(OTHER);
     *free_b = (size_t)64 << 30;
     *total = (size_t)80 << 30;
     return CUDA_SUCCESS;
@@ -295,46 +360,60 @@ CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
+    CALL(RUNS);
     memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
+    CALL(RUNS);
     (void)s;
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-    return CUDA_SUCCESS;
+    return copy_dtod(dst, src, n);
 }
 
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
-    return cuMemcpyDtoDAsync_v2(dst, src, n, s);
+    CALL(RUNS);
+    (void)s;
+    return copy_dtod(dst, src, n);
 }
 
 CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
 {
+    CALL(RUNS);
     memset((void *)(uintptr_t)p, v, n);
     return CUDA_SUCCESS;
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
 {
+    CALL(RUNS);
     (void)s;
-    return cuMemsetD8_v2(p, v, n);
+    memset((void *)(uintptr_t)p, v, n);
+    return CUDA_SUCCESS;
 }
 
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
 {
+    CALL(ALLOCATES);
     (void)flags;
     *p = malloc(n);
     return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
+CUresult cuMemFreeHost(void *p) { CALL(OTHER); free(p); return CUDA_SUCCESS; }
 
 /* Nothing is tracked: no pointer is known to this driver. */
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 {
+    CALL(OTHER);
     (void)base, (void)size, (void)p;
     return CUDA_ERROR_NOT_FOUND;
 }
@@ -346,12 +425,13 @@ struct fake_event {
 
 CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
+    CALL(ALLOCATES);
     (void)flags;
     *e = (CUevent)calloc(1, sizeof(struct fake_event));
     return CUDA_SUCCESS;
 }
-CUresult cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
-CUresult cuEventRecord(CUevent e, CUstream s)
+CUresult cuEventDestroy_v2(CUevent e) { CALL(OTHER); free(e); return CUDA_SUCCESS; }
+static CUresult event_record(CUevent e, CUstream s)
 {
     struct fake_event *ev = (struct fake_event *)e;
     ev->stream = s;
@@ -359,12 +439,14 @@ CUresult cuEventRecord(CUevent e, CUstream s)
     return CUDA_SUCCESS;
 }
 
-CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { return cuEventRecord(e, s); }
-CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
-CUresult cuEventQuery(CUevent e) { (void)e; return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
+CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
+CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
 
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
+    CALL(RUNS);
     (void)a;
     const struct fake_event *end = (const struct fake_event *)b;
     const char *v = end->l1 ? getenv(end->stream ? "FAKECUDA_L1_TRIAL_MS" : "FAKECUDA_L1_APP_MS") : NULL;
@@ -375,57 +457,83 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 /* Module-scope variables: none here. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)
 {
+    CALL(OTHER);
     (void)p; (void)n; (void)m; (void)name;
     return CUDA_ERROR_NOT_FOUND;
 }
 
 CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice d)
 {
+    CALL(OTHER);
     (void)a; (void)v; (void)d;
-    FAIL_IF_ASKED();
     return valid(k) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
+static CUresult set_cache(void *f, CUfunc_cache c)
 {
-    FAIL_IF_ASKED();
     if (!valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     ((struct fake_func *)f)->cache = c;
     return CUDA_SUCCESS;
 }
 
+CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
+{
+    CALL(OTHER);
+    return set_cache(f, c);
+}
+
 CUresult cuKernelSetCacheConfig(CUkernel k, CUfunc_cache c, CUdevice d)
 {
+    CALL(OTHER);
     (void)d;
-    return cuFuncSetCacheConfig((CUfunction)k, c);
+    return set_cache(k, c);
 }
 
 /* Device memory is host memory here, which is all the tracker needs. */
-CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+static CUresult mem_alloc(CUdeviceptr *p, size_t n)
 {
-    FAIL_IF_ASKED();
     *p = (CUdeviceptr)(uintptr_t)malloc(n);
     return CUDA_SUCCESS;
 }
 
-CUresult cuMemFree_v2(CUdeviceptr p) { FAIL_IF_ASKED(); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
-
-CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s) { (void)s; return cuMemAlloc_v2(p, n); }
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s) { (void)s; return cuMemAlloc_v2(p, n); }
-CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { (void)s; return cuMemFree_v2(p); }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { CALL(ALLOCATES); return mem_alloc(p, n); }
+CUresult cuMemFree_v2(CUdeviceptr p) { CALL(OTHER); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s) { CALL(ALLOCATES); (void)s; return mem_alloc(p, n); }
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s)
+{
+    CALL(ALLOCATES);
+    (void)s;
+    return mem_alloc(p, n);
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
+{
+    CALL(OTHER);
+    (void)s;
+    free((void *)(uintptr_t)p);
+    return CUDA_SUCCESS;
+}
 
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
 {
+    CALL(OTHER);
     (void)flags;
     *d = (CUdeviceptr)(uintptr_t)p;
     return CUDA_SUCCESS;
 }
 
-CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) { (void)s; (void)m; capturing++; return CUDA_SUCCESS; }
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m)
+{
+    CALL(OTHER);
+    (void)s;
+    (void)m;
+    capturing++;
+    return CUDA_SUCCESS;
+}
 
 CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 {
+    CALL(OTHER);
     (void)s;
     if (!capturing)
         return CUDA_ERROR_ILLEGAL_STATE;
@@ -441,8 +549,8 @@ static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *st)
     return CUDA_SUCCESS;
 }
 
-CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) { return is_capturing(s, st); }
-CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st) { return is_capturing(s, st); }
+CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) { CALL(OTHER); return is_capturing(s, st); }
+CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st) { CALL(OTHER); return is_capturing(s, st); }
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
                              CUdriverProcAddressQueryResult *status);
@@ -479,10 +587,8 @@ static const struct {
     {"cuStreamEndCapture", (void *)cuStreamEndCapture, NULL},
 };
 
-CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
-                             CUdriverProcAddressQueryResult *status)
+static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
-    (void)version;
     for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
         if (strcmp(procs[i].name, symbol) != 0)
             continue;
@@ -497,7 +603,17 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint
     return CUDA_ERROR_NOT_FOUND;
 }
 
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *status)
+{
+    CALL(OTHER);
+    (void)version;
+    return get_proc(symbol, pfn, flags, status);
+}
+
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
 {
-    return cuGetProcAddress_v2(symbol, pfn, version, flags, NULL);
+    CALL(OTHER);
+    (void)version;
+    return get_proc(symbol, pfn, flags, NULL);
 }

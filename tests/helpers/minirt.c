@@ -13,6 +13,11 @@
  *   minirt --driver NAME            load the driver under another name (a
  *                                   missing one: a machine with no driver)
  *   minirt --probe                  tell which symbols dlsym(RTLD_DEFAULT) finds
+ *   minirt --threads N --forks M    while N threads launch kernels of ever new
+ *                                   signatures, fork M children: every other one
+ *                                   launches, allocates and exits, the rest only
+ *                                   exit; a child not done 30 s after the last
+ *                                   fork counts as hung and is killed
  */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
@@ -21,10 +26,15 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* scale() takes no parameters (its launches pass none); copy(n, a, x, y)
  * reads x and only writes y, in the stand-in driver's default layout. */
@@ -108,12 +118,88 @@ static void launch(CUkernel k, unsigned grid, unsigned block)
     check("cuLaunchKernel", cu.launchKernel((CUfunction)k, grid, 1, 1, block, 1, 1, 0, NULL, NULL, NULL));
 }
 
+static atomic_int forking; /* --forks: threads launch until the last child is forked */
+static CUdeviceptr copy_x, copy_y;
+
+/* copy(n, a, x, y) over the first n floats of x and y. */
+static void launch_copy(unsigned grid)
+{
+    int n = (int)grid * 256;
+    float a = 1;
+    void *args[] = {&n, &a, &copy_x, &copy_y};
+    check("cuLaunchKernel", cu.launchKernel((CUfunction)copy, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+}
+
 static void *thread_main(void *arg)
 {
     (void)arg;
     for (int i = 0; i < 1000; i++)
         launch(saxpy, 4, 256);
+    /* Under --forks, new signatures keep tune mode's sessions (and their
+     * builds) going while children are forked. */
+    for (unsigned i = 0; atomic_load(&forking); i++) {
+        launch(saxpy, 1 + i % 64, 128);
+        launch_copy(1 + i % 64);
+    }
     return NULL;
+}
+
+/* A forked child: calls the driver through the pointers its parent
+ * resolved, or only exits; exit() runs every exit handler either way. */
+static void child(int calls)
+{
+    if (calls) {
+        CUdeviceptr p;
+        for (int i = 0; i < 10; i++)
+            launch(saxpy, 4, 256);
+        check("cuMemAlloc", cu.memAlloc(&p, 4096));
+        check("cuMemFree", cu.memFree(p));
+        check("cuCtxSynchronize", cu.ctxSynchronize());
+    }
+    exit(0);
+}
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Forks n children, then waits for them all; says how many hung or failed. */
+static int run_forks(int n)
+{
+    enum { MAX = 1000 };
+    pid_t pids[MAX];
+    int hung = 0, failed = 0, left = 0;
+    for (int i = 0; i < n && i < MAX; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0)
+            child(i % 2 == 0);
+        left += pids[i] > 0;
+        failed += pids[i] < 0;
+        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL); /* spread over the sessions */
+    }
+    for (double deadline = seconds() + 30; left > 0 && seconds() < deadline;) {
+        for (int i = 0; i < n && i < MAX; i++) {
+            int st;
+            if (pids[i] > 0 && waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+                failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+                pids[i] = 0;
+                left--;
+            }
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    for (int i = 0; i < n && i < MAX; i++) {
+        if (pids[i] > 0) {
+            kill(pids[i], SIGKILL);
+            waitpid(pids[i], NULL, 0);
+            hung++;
+        }
+    }
+    printf("minirt: %d children: %d hung, %d failed\n", n, hung, failed);
+    return hung || failed ? 7 : 0;
 }
 
 /* copy(n, a, x, y) over a megabyte; y must keep the bytes the application
@@ -145,10 +231,22 @@ static int probe(void)
     return 0;
 }
 
+/* Returns 0 in the child; the parent waits for it and exits as it did. */
+static int in_child(void)
+{
+    int st;
+    pid_t pid = fork();
+    if (pid == 0)
+        return 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return -1;
+    exit(WEXITSTATUS(st));
+}
+
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0;
+    int nthreads = 0, copy_only = 0, nforks = -1;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
@@ -159,6 +257,10 @@ int main(int argc, char **argv)
             flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
             nthreads = atoi(argv[++i]);
+        if (strcmp(argv[i], "--in-child") == 0 && in_child() != 0)
+            return 8;
+        if (strcmp(argv[i], "--forks") == 0 && i + 1 < argc)
+            nforks = atoi(argv[++i]);
         if (strcmp(argv[i], "--driver") == 0 && i + 1 < argc)
             driver = argv[++i];
     }
@@ -251,10 +353,20 @@ int main(int argc, char **argv)
     }
 
     pthread_t t[64];
+    int forks_rc = 0;
+    copy_x = buf[1];
+    copy_y = buf[2];
+    atomic_store(&forking, nforks >= 0);
     for (int i = 0; i < nthreads && i < 64; i++)
         pthread_create(&t[i], NULL, thread_main, NULL);
+    if (nforks >= 0) {
+        forks_rc = run_forks(nforks);
+        atomic_store(&forking, 0);
+    }
     for (int i = 0; i < nthreads && i < 64; i++)
         pthread_join(t[i], NULL);
+    if (forks_rc)
+        return forks_rc;
 
     check("cuMemFree", cu.memFree(buf[0]));
     check("cuMemFreeAsync", cu.memFreeAsync(abuf, NULL));
