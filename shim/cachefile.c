@@ -41,13 +41,57 @@ int gt_cache_file(const char *root, const char *binary, char *out, size_t cap)
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
+/* Decimal digits of v at o; the end.  By hand, since a signature is made
+ * at every launch of a planned kernel and snprintf costs most of that. */
+static char *put_u64(char *o, unsigned long long v)
+{
+    char d[20];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *o++ = d[--n];
+    return o;
+}
+
+static char *put_str(char *o, const char *s)
+{
+    while (*s)
+        *o++ = *s++;
+    return o;
+}
+
+static char *put_triple(char *o, const char *key, const unsigned v[3])
+{
+    o = put_str(o, key);
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            *o++ = ',';
+        o = put_u64(o, v[i]);
+    }
+    return o;
+}
+
+/* "grid=X,Y,Z block=X,Y,Z smem=N[ args=A,B,...]"; -1 when it does not fit in cap. */
 int gt_cache_signature(const unsigned grid[3], const unsigned block[3], unsigned smem, const int64_t *extra,
                        size_t nextra, char *out, size_t cap)
 {
-    size_t n = (size_t)snprintf(out, cap, "grid=%u,%u,%u block=%u,%u,%u smem=%u", grid[0], grid[1], grid[2], block[0],
-                                block[1], block[2], smem);
-    for (size_t i = 0; i < nextra && n < cap; i++)
-        n += (size_t)snprintf(out + n, cap - n, "%s%lld", i ? "," : " args=", (long long)extra[i]);
+    char buf[96 + 22 * GT_CACHE_MAX_EXTRA];
+    if (nextra > GT_CACHE_MAX_EXTRA || cap == 0)
+        return -1;
+    char *o = put_triple(buf, "grid=", grid);
+    o = put_triple(o, " block=", block);
+    o = put_u64(put_str(o, " smem="), smem);
+    for (size_t i = 0; i < nextra; i++) {
+        o = put_str(o, i ? "," : " args=");
+        if (extra[i] < 0)
+            *o++ = '-';
+        o = put_u64(o, extra[i] < 0 ? 0ULL - (unsigned long long)extra[i] : (unsigned long long)extra[i]);
+    }
+    size_t n = (size_t)(o - buf), kept = n < cap ? n : cap - 1;
+    memcpy(out, buf, kept);
+    out[kept] = 0;
     return n < cap ? 0 : -1;
 }
 

@@ -39,6 +39,7 @@ int gt_cache_save(const char *path, const char *binary, const struct gt_centry *
 void gt_cache_clear(struct gt_cachefile *c);
 const struct gt_centry *gt_cache_find(const struct gt_cachefile *c, const struct gt_centry *key);
 const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const struct gt_centry *key);
+#define GT_CACHE_MAX_EXTRA 16 /* argument values a policy's signature may add */
 int gt_cache_signature(const unsigned grid[3], const unsigned block[3], unsigned smem, const int64_t *extra,
                        size_t nextra, char *out, size_t cap);
 int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src);

@@ -284,7 +284,7 @@ const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct
 /* The launch's signature: its geometry and the section's signature values. */
 int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap)
 {
-    int64_t extra[16];
+    int64_t extra[GT_CACHE_MAX_EXTRA];
     int n = 0;
     if (p->sec && p->sec->nsignature) {
         int64_t vals[MAX_ARGS];
@@ -292,7 +292,7 @@ int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t
         struct gt_launch l;
         char err[256];
         launch_env(p, c, &l, vals, ok);
-        n = gt_policy_signature(p->sec, &l, extra, 16, err, sizeof err);
+        n = gt_policy_signature(p->sec, &l, extra, GT_CACHE_MAX_EXTRA, err, sizeof err);
         if (n < 0)
             return -1;
     }

@@ -45,6 +45,18 @@ int main(void)
     is_str(sig, "grid=256,1,1 block=128,1,1 smem=0", "canonical signature");
     gt_cache_signature(g2, b, 0, extra, 1, big, sizeof big);
     is_str(big, "grid=4096,1,1 block=128,1,1 smem=0 args=1048576", "with policy signature values");
+    {
+        const unsigned gmax[3] = {4294967295u, 65535, 0}, bz[3] = {1, 2, 3};
+        const int64_t ends[] = {-1, INT64_MIN, INT64_MAX, 0};
+        char all[256], tiny[24];
+        ok(gt_cache_signature(gmax, bz, 7, ends, 4, all, sizeof all) == 0, "the widest values fit");
+        is_str(all, "grid=4294967295,65535,0 block=1,2,3 smem=7 args=-1,-9223372036854775808,9223372036854775807,0",
+               "every digit and sign as printf writes them");
+        ok(gt_cache_signature(g, b, 0, NULL, 0, tiny, sizeof tiny) == -1, "a signature longer than its buffer fails");
+        is_str(tiny, "grid=256,1,1 block=128,", "and leaves a terminated prefix");
+        ok(gt_cache_signature(g, b, 0, ends, GT_CACHE_MAX_EXTRA + 1, all, sizeof all) == -1,
+           "more argument values than a signature holds fail");
+    }
 
     struct gt_cachefile c;
     ok(gt_cache_load(&c, path, err, sizeof err) == 0 && c.n == 0, "a missing file is an empty cache");
