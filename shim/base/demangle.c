@@ -5,6 +5,7 @@
  * C library: almost every CUDA application has libstdc++ loaded already,
  * and where none is, the mangled name is shown. */
 #include "demangle.h"
+#include "elfsym.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -14,10 +15,10 @@ typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
 static cxa_demangle_fn find_demangler(void)
 {
-    void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    void *f = gt_elfsym_dlsym(RTLD_DEFAULT, "__cxa_demangle");
     if (!f) {
         void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        f = h ? dlsym(h, "__cxa_demangle") : NULL;
+        f = h ? gt_elfsym_dlsym(h, "__cxa_demangle") : NULL;
     }
     return (cxa_demangle_fn)f;
 }

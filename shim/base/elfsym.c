@@ -1,4 +1,5 @@
-/* elfsym.c: RTLD_NEXT without the dynamic loader's help.
+/* elfsym.c: symbols past the shim's own exports: RTLD_NEXT without the
+ * dynamic loader's help, and libc's dlsym.
  *
  * dlsym(RTLD_NEXT, name) means "the first definition after the calling
  * object"; glibc finds the caller from the return address, which is inside
@@ -8,14 +9,21 @@
  * It cannot ask the loader instead: dlopen on an object not yet initialized
  * runs its constructors out of order, and sanitizer runtimes, which look
  * their functions up this way while they start, cannot serve intercepted
- * calls yet.  Hence no libc call here but dladdr1, and no instrumentation. */
+ * calls yet.  Hence no libc call here but dladdr1 and dlvsym, and no
+ * instrumentation.
+ *
+ * The shim exports dlsym, so a plain dlsym() call from inside it would reach
+ * its own; every lookup of the shim's goes to libc's through
+ * gt_elfsym_dlsym(). */
 #include "elfsym.h"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 struct dyn {
     uintptr_t base;
@@ -131,4 +139,22 @@ GT_EARLY int gt_elfsym_next(const void *caller, const char *name, void **found)
         return 1;
     }
     return 0;
+}
+
+/* libc's dlsym: the one after the shim, which also skips a sanitizer's
+ * interceptor placed before it.  Sanitizer runtimes call dlsym while they
+ * start, before instrumented code may run: this path stays uninstrumented. */
+GT_EARLY void *gt_elfsym_dlsym(void *handle, const char *name)
+{
+    static void *(*_Atomic real)(void *, const char *);
+    void *(*f)(void *, const char *) = atomic_load_explicit(&real, memory_order_acquire);
+    if (!f) {
+        f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!f)
+            f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        if (!f)
+            abort(); /* a libc without dlsym: nothing could work */
+        atomic_store_explicit(&real, f, memory_order_release);
+    }
+    return f(handle, name);
 }

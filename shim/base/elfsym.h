@@ -1,4 +1,4 @@
-/* elfsym.h: RTLD_NEXT without the dynamic loader's help (see elfsym.c). */
+/* elfsym.h: symbols past the shim's own exports (see elfsym.c). */
 #ifndef GT_ELFSYM_H
 #define GT_ELFSYM_H
 
@@ -6,5 +6,6 @@
 #define GT_EARLY __attribute__((no_sanitize("address", "undefined")))
 
 int gt_elfsym_next(const void *caller, const char *name, void **found);
+void *gt_elfsym_dlsym(void *handle, const char *name);
 
 #endif

@@ -15,8 +15,6 @@
 #include "cubin.h"
 #include "image.h"
 #include "imageptx.h"
-#include "nvrtc_hooks.h"
-#include "registry.h"
 
 #include <stdarg.h>
 #include <stdio.h>

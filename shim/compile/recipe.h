@@ -8,7 +8,19 @@
 #include <stdint.h>
 
 struct gt_image;
-struct gt_nvrtc_program;
+
+/* A program the application compiled with NVRTC (recorded by track/rtcprog.c). */
+struct gt_nvrtc_program {
+    char *name;          /* the name given to nvrtcCreateProgram */
+    char *source;
+    int nheaders;
+    char **headers, **include_names;
+    int noptions;        /* of the last nvrtcCompileProgram */
+    char **options;
+    int nnames;          /* name expressions (template instantiations) it asked for */
+    char **names;
+    struct gt_nvrtc_program *next;
+};
 
 struct gt_recipe {
     enum gt_jit_input input;
@@ -50,7 +62,11 @@ int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uin
 int gt_recipe_watchdog(const struct gt_recipe *r, int mode, struct gt_variant_job *vj);
 void gt_variant_job_free(struct gt_variant_job *vj);
 
-struct gt_param;
+/* Where a kernel parameter lies in the argument buffer. */
+struct gt_param {
+    uint32_t offset, size;
+};
+
 int gt_recipe_check(const struct gt_jit_job *job, const char *kernel, const struct gt_param *params, int nparams,
                     char *err, size_t errlen);
 

@@ -4,6 +4,7 @@
  * application sets must follow a kernel to any variant that replaces it
  * (a variant without the raised dynamic shared-memory limit would fail to
  * launch).  The hooks remember each successful setting in the registry. */
+#include "registry.h"
 #include "state.h"
 
 static CUresult noted(CUresult r, void *h, int attr, int value, int device)

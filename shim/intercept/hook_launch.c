@@ -8,6 +8,8 @@
  * application's errors reach it unchanged.  Cooperative launches and
  * launches into a capturing stream are counted and marked, and never run a
  * variant. */
+#include "apply.h"
+#include "capture.h"
 #include "session.h"
 #include "state.h"
 

@@ -3,6 +3,7 @@
  * Each hook calls the driver first and tells the registry only what
  * succeeded, so a failing call returns exactly the driver's error and leaves
  * nothing behind.  In off mode the hooks only forward. */
+#include "registry.h"
 #include "state.h"
 
 static int watching(CUresult r)

@@ -9,14 +9,14 @@
 static CUresult track(CUresult r, const CUdeviceptr *p, size_t size, enum gt_mem_kind kind)
 {
     if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
-        gt_mem_add(&gt.mem, *p, size, kind);
+        gt_mem_add(&gt.track.mem, *p, size, kind);
     return r;
 }
 
 static CUresult untrack(CUresult r, CUdeviceptr p, size_t size)
 {
     if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
-        gt_mem_remove(&gt.mem, p, size);
+        gt_mem_remove(&gt.track.mem, p, size);
     return r;
 }
 
@@ -32,7 +32,7 @@ static CUdeviceptr device_view(void *p)
 static CUresult track_host(CUresult r, void *p, size_t size, enum gt_mem_kind kind)
 {
     if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
-        gt_mem_add(&gt.mem, device_view(p), size, kind);
+        gt_mem_add(&gt.track.mem, device_view(p), size, kind);
     return r;
 }
 

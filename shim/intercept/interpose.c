@@ -20,6 +20,7 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,25 +41,6 @@ enum { NHOOKS = 0
 
 static struct hook hooks[NHOOKS]; /* sorted by real address once built */
 static size_t nhooks;
-static atomic_ulong proc_lookups, proc_replaced;
-
-/* libc's dlsym: the one after the shim, which also skips a sanitizer's
- * interceptor placed before it.  Sanitizer runtimes call dlsym while they
- * start, before instrumented code may run: this path stays uninstrumented. */
-GT_EARLY void *gt_real_dlsym(void *handle, const char *name)
-{
-    static void *(*_Atomic real)(void *, const char *);
-    void *(*f)(void *, const char *) = atomic_load_explicit(&real, memory_order_acquire);
-    if (!f) {
-        f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (!f)
-            f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-        if (!f)
-            abort(); /* a libc without dlsym: nothing could work */
-        atomic_store_explicit(&real, f, memory_order_release);
-    }
-    return f(handle, name);
-}
 
 static int by_real(const void *a, const void *b)
 {
@@ -67,8 +49,8 @@ static int by_real(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Called once, when the driver has been resolved. */
-void gt_interpose_build(void)
+/* Called once, at the first pointer to replace once the driver is resolved. */
+static void build(void)
 {
     nhooks = 0;
 #define GT_HOOK(sym, type) \
@@ -86,8 +68,10 @@ void gt_interpose_build(void)
 
 static void *replace_driver_pointer(void *p)
 {
+    static pthread_once_t built = PTHREAD_ONCE_INIT;
     if (gt.mode == GT_MODE_OFF || !gt_driver_ready())
         return p;
+    pthread_once(&built, build);
     struct hook key = {.real = p};
     const struct hook *h = bsearch(&key, hooks, nhooks, sizeof hooks[0], by_real);
     return h ? h->hook : p;
@@ -98,7 +82,7 @@ static int is_ours(const void *p)
     static Dl_info self;
     Dl_info info;
     if (!self.dli_fbase)
-        dladdr((void *)gt_real_dlsym, &self);
+        dladdr((void *)gt_elfsym_dlsym, &self);
     return dladdr(p, &info) && info.dli_fbase == self.dli_fbase;
 }
 
@@ -122,7 +106,7 @@ static void *interpose_symbol(const char *name, void *p)
      * the next definition or nothing, and a program probing for CUDA with
      * dlsym(RTLD_DEFAULT, "cuInit") must keep seeing nothing. */
     if (is_ours(p))
-        return gt_real_dlsym(RTLD_NEXT, name) ? p : NULL;
+        return gt_elfsym_dlsym(RTLD_NEXT, name) ? p : NULL;
     if (driver)
         return replace_driver_pointer(p);
     return gt.mode == GT_MODE_OFF ? p : gt_nvrtc_symbol(name, p);
@@ -134,23 +118,23 @@ GT_EARLY static void *next_after(const void *caller, const char *name)
 {
     void *p = NULL;
     int r = gt_elfsym_next(caller, name, &p);
-    return r < 0 ? gt_real_dlsym(RTLD_NEXT, name) : p;
+    return r < 0 ? gt_elfsym_dlsym(RTLD_NEXT, name) : p;
 }
 
 GT_EARLY GT_EXPORT void *dlsym(void *handle, const char *name)
 {
     void *p = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
-                                  : gt_real_dlsym(handle, name);
+                                  : gt_elfsym_dlsym(handle, name);
     return p && (is_driver_name(name) || is_nvrtc_name(name)) ? interpose_symbol(name, p) : p;
 }
 
 static CUresult proc_result(CUresult r, void **pfn)
 {
-    atomic_fetch_add_explicit(&proc_lookups, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&gt.intercept.proc_lookups, 1, memory_order_relaxed);
     if (r == CUDA_SUCCESS && pfn && *pfn) {
         void *q = replace_driver_pointer(*pfn);
         if (q != *pfn)
-            atomic_fetch_add_explicit(&proc_replaced, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&gt.intercept.proc_replaced, 1, memory_order_relaxed);
         *pfn = q;
     }
     return r;
@@ -174,5 +158,5 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint
 void gt_interpose_report(void)
 {
     gt_debug("cuGetProcAddress: %lu lookups, %lu replaced by the shim",
-             atomic_load(&proc_lookups), atomic_load(&proc_replaced));
+             atomic_load(&gt.intercept.proc_lookups), atomic_load(&gt.intercept.proc_replaced));
 }

@@ -17,6 +17,7 @@
 #include "cachefile.h"
 #include "demangle.h"
 #include "allowed.h"
+#include "capture.h"
 #include "direct.h"
 #include "hash.h"
 #include "plan.h"
@@ -32,46 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 
-CUresult gt_call_launch(const struct gt_call *c, CUfunction f, const struct gt_geom *g)
-{
-    switch (c->entry) {
-    case GT_ENTRY_EX:
-    case GT_ENTRY_EX_PTSZ: {
-        CUlaunchConfig cfg = *c->config;
-        cfg.gridDimX = g->grid[0], cfg.gridDimY = g->grid[1], cfg.gridDimZ = g->grid[2];
-        cfg.blockDimX = g->block[0], cfg.blockDimY = g->block[1], cfg.blockDimZ = g->block[2];
-        cfg.sharedMemBytes = g->smem;
-        cfg.hStream = c->s;
-        return c->real.ex(&cfg, f, c->params, c->extra);
-    }
-    case GT_ENTRY_COOP:
-    case GT_ENTRY_COOP_PTSZ:
-        return c->real.coop(f, g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2], g->smem,
-                            c->s, c->params);
-    default:
-        return c->real.plain(f, g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2], g->smem,
-                             c->s, c->params, c->extra);
-    }
-}
-
-int gt_call_per_thread(const struct gt_call *c)
-{
-    return c->entry == GT_ENTRY_LAUNCH_PTSZ || c->entry == GT_ENTRY_EX_PTSZ || c->entry == GT_ENTRY_COOP_PTSZ;
-}
-
-const unsigned char *gt_call_arg(const struct gt_call *c, const struct gt_kernel *k, int i)
-{
-    if (c->params)
-        return c->params[i];
-    for (void **e = c->extra; e && *e != CU_LAUNCH_PARAM_END; e += 2)
-        if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
-            return (const unsigned char *)e[1] + k->params[i].offset;
-    return NULL;
-}
-
 /* ---- process-wide setup, once, at the first kernel that could need it ---- */
 
-static void parse_force(struct gt_apply *a, const char *v)
+static void parse_force(struct gt_run_state *a, const char *v)
 {
     char *copy = strdup(v), *save = NULL;
     for (char *e = copy ? strtok_r(copy, ";", &save) : NULL; e; e = strtok_r(NULL, ";", &save)) {
@@ -101,7 +65,7 @@ static void warn_diags(struct gt_diags *d)
 }
 
 /* GPUTUNE_POLICY's files, then GPUTUNE_SET's settings over them. */
-static void load_policy(struct gt_apply *a)
+static void load_policy(struct gt_run_state *a)
 {
     const char *list = getenv(GPUTUNE_ENV_POLICY), *set = getenv(GPUTUNE_ENV_SET);
     int have_list = list && *list, have_set = set && set[strspn(set, " \t")];
@@ -124,7 +88,7 @@ static void load_policy(struct gt_apply *a)
 }
 
 /* The cache file of this binary, read once; a bad one is said and ignored. */
-static void load_cache(struct gt_apply *a)
+static void load_cache(struct gt_run_state *a)
 {
     char root[PATH_MAX], err[1024];
     ssize_t n = readlink("/proc/self/exe", a->binary, sizeof a->binary - 1);
@@ -144,7 +108,7 @@ static void load_cache(struct gt_apply *a)
         gt_debug("cache file %s: %zu entries", a->cache_path, a->cache->n);
 }
 
-static void setup(struct gt_apply *a)
+static void setup(struct gt_run_state *a)
 {
     static const char *const guard_names[] = {"off", "on", NULL};
     const char *force = getenv(GPUTUNE_ENV_FORCE);
@@ -158,7 +122,7 @@ static void setup(struct gt_apply *a)
 
 /* ---- deciding a kernel's plan ---- */
 
-static const char *forced_config(struct gt_apply *a, const char *mangled, const char *demangled)
+static const char *forced_config(struct gt_run_state *a, const char *mangled, const char *demangled)
 {
     for (int i = 0; i < a->nforce; i++)
         if (gt_policy_match(a->force[i].glob, mangled, demangled))
@@ -166,7 +130,7 @@ static const char *forced_config(struct gt_apply *a, const char *mangled, const 
     return NULL;
 }
 
-static int cache_names(const struct gt_apply *a, const char *kernel)
+static int cache_names(const struct gt_run_state *a, const char *kernel)
 {
     for (size_t i = 0; a->cache && i < a->cache->n; i++)
         if (strcmp(a->cache->v[i].kernel, kernel) == 0)
@@ -183,7 +147,7 @@ static int is_original(const struct gt_plan *p, const uint32_t *cfg)
 }
 
 /* The cache's entries for this kernel as the plan sees it, each a choice. */
-static void take_cached(struct gt_apply *a, struct gt_plan *p)
+static void take_cached(struct gt_run_state *a, struct gt_plan *p)
 {
     uint64_t image = p->k->image ? gt_image_hash(p->k->image) : 0;
     for (size_t i = 0; i < a->cache->n; i++) {
@@ -214,7 +178,7 @@ static void take_cached(struct gt_apply *a, struct gt_plan *p)
     }
 }
 
-static int tunable(const struct gt_apply *a, const struct gt_section *sec)
+static int tunable(const struct gt_run_state *a, const struct gt_section *sec)
 {
     if (gt.mode != GT_MODE_TUNE && gt.mode != GT_MODE_RETUNE)
         return 0;
@@ -223,7 +187,7 @@ static int tunable(const struct gt_apply *a, const struct gt_section *sec)
     return !a->policy || a->policy->unnamed.unnamed != 0;
 }
 
-static struct gt_plan *decide(struct gt_apply *a, struct gt_kernel *k)
+static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
 {
     if (!a->ready)
         setup(a);
@@ -271,12 +235,12 @@ static struct gt_plan *plan_of(struct gt_kernel *k)
     int st = atomic_load_explicit(&k->planned, memory_order_acquire);
     if (st)
         return st > 0 ? k->plan : NULL;
-    pthread_mutex_lock(&gt.app.lock);
+    pthread_mutex_lock(&gt.launch.lock);
     if (!atomic_load(&k->planned)) {
-        k->plan = decide(&gt.app, k);
+        k->plan = decide(&gt.run, k);
         atomic_store_explicit(&k->planned, k->plan ? 1 : -1, memory_order_release);
     }
-    pthread_mutex_unlock(&gt.app.lock);
+    pthread_mutex_unlock(&gt.launch.lock);
     return k->plan;
 }
 
@@ -320,7 +284,7 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     struct gt_choice *ch = gt_plan_find(p, sig);
     /* A session synchronizes the context, which would break another
      * thread's stream capture: while one is on, tuning waits. */
-    int tune = !ch && p->tune && !gt_plan_is_done(p, sig) && atomic_load(&gt.cap.active) == 0;
+    int tune = !ch && p->tune && !gt_plan_is_done(p, sig) && atomic_load(&gt.track.captures) == 0;
     if (tune)
         gt_plan_mark_done(p, sig); /* one session per signature, whichever thread starts it */
     else if (!ch && p->ncached && !gt_plan_is_done(p, sig)) {
@@ -399,13 +363,13 @@ void gt_apply_exit(void)
 {
     struct guard_sum sum = {0};
     char err[1024];
-    if (!gt.app.guard)
+    if (!gt.run.guard)
         return;
-    pthread_mutex_lock(&gt.reg.lock);
-    for (struct gt_kernel *k = gt.reg.kernels; k; k = k->next)
+    pthread_mutex_lock(&gt.track.reg.lock);
+    for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next)
         if (atomic_load(&k->planned) > 0)
             sum_plan(&sum, k->plan);
-    pthread_mutex_unlock(&gt.reg.lock);
+    pthread_mutex_unlock(&gt.track.reg.lock);
     if (sum.kept + sum.dropped + sum.unchecked) {
         char kept[160] = "none measured faster";
         if (sum.kept)
@@ -416,8 +380,8 @@ void gt_apply_exit(void)
                 "not faster, %d not judged (too few launches)", sum.kept + sum.dropped + sum.unchecked, kept,
                 sum.dropped, sum.unchecked);
     }
-    if (sum.nchanged && gt.app.cache_path[0] &&
-        gt_cache_save(gt.app.cache_path, gt.app.binary, sum.changed, sum.nchanged, err, sizeof err) != 0)
+    if (sum.nchanged && gt.run.cache_path[0] &&
+        gt_cache_save(gt.run.cache_path, gt.run.binary, sum.changed, sum.nchanged, err, sizeof err) != 0)
         gt_warn("the verdicts measured on the application's launches are not kept: %s", err);
     for (size_t i = 0; i < sum.nchanged; i++)
         gt_centry_clear(&sum.changed[i]);

@@ -2,7 +2,7 @@
 #ifndef GT_DIRECT_H
 #define GT_DIRECT_H
 
-#include "apply.h"
+#include "call.h"
 #include "space.h"
 
 CUresult gt_direct_launch(struct gt_handle *hd, const struct gt_call *c, const struct gt_knobs *k,

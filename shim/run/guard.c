@@ -16,8 +16,8 @@
  * only if GAIN faster, and by more than half the spread.  A dropped
  * configuration gives way to the original for good. */
 #include "guard.h"
+#include "median.h"
 #include "state.h"
-#include "timing.h"
 
 #include <stdlib.h>
 #include <string.h>

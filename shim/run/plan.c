@@ -16,8 +16,7 @@
 #include "direct.h"
 #include "hash.h"
 #include "imageptx.h"
-#include "interpose.h"
-#include "nvrtc_hooks.h"
+#include "elfsym.h"
 #include "ptx.h"
 #include "rtcworker.h"
 #include "state.h"
@@ -142,7 +141,7 @@ void gt_plan_free(struct gt_plan *p)
 /* The settings of the plan's kernel: its section's, else those of the kernels no section names. */
 const struct gt_settings *gt_plan_settings(const struct gt_plan *p)
 {
-    return p->sec ? &p->sec->set : gt.app.policy ? &gt.app.policy->unnamed : NULL;
+    return p->sec ? &p->sec->set : gt.run.policy ? &gt.run.policy->unnamed : NULL;
 }
 
 /* A configuration from text: dimensions not named keep their default. */
@@ -347,14 +346,14 @@ static void find_worker(struct gt_jit *j)
 static void open_builder(void)
 {
     char root[PATH_MAX], err[512];
-    gt_jit_init(&gt.app.jit, gt_real_dlsym);
-    find_worker(&gt.app.jit);
+    gt_jit_init(&gt.run.jit, gt_elfsym_dlsym);
+    find_worker(&gt.run.jit);
     if (gt_store_default_root(root, sizeof root) != 0)
         gt_warn("no cache directory (set GPUTUNE_CACHE_DIR or HOME); variants are rebuilt every run");
-    else if (gt_store_open(&gt.app.store, root, err, sizeof err) != 0)
+    else if (gt_store_open(&gt.run.store, root, err, sizeof err) != 0)
         gt_warn("%s; variants are rebuilt every run", err);
     else
-        gt.app.have_store = 1;
+        gt.run.have_store = 1;
 }
 
 void gt_builder_open(void)
@@ -445,8 +444,8 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
     memset(&vj, 0, sizeof vj);
     gt_builder_open();
     /* A configuration from the cache: its cubin is in the store, nothing to compile. */
-    if (ch->cubin[0] && gt.app.have_store && gt_key_parse(ch->cubin, &key) == 0 &&
-        gt_jit_from_store(&gt.app.store, key, &vj.job)) {
+    if (ch->cubin[0] && gt.run.have_store && gt_key_parse(ch->cubin, &key) == 0 &&
+        gt_jit_from_store(&gt.run.store, key, &vj.job)) {
         int rc = gt_plan_load(p, hd, &ch->knobs, &vj.job, v, err, errlen);
         gt_jit_job_clear(&vj.job);
         return rc;
@@ -460,7 +459,7 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
         return -1;
     }
     double t0 = now();
-    gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &vj.job);
+    gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &vj.job);
     int rc = gt_plan_load(p, hd, &ch->knobs, &vj.job, v, err, errlen);
     if (rc == 0)
         gt_debug("kernel %s: variant built from %s %s(%.0f ms)", p->shown, p->recipe.from,
@@ -510,7 +509,7 @@ static void describe(struct gt_plan *p, struct gt_choice *ch)
     if (ch->time_us > 0)
         gt_info("kernel %s: launch %s runs '%s' from %s (%.2f us against %.2f us, %.2fx when tuned)%s", p->shown,
                 ch->signature, ch->config, ch->why, ch->time_us, ch->baseline_us, ch->baseline_us / ch->time_us,
-                ch->guarded && gt.app.guard ? "; checking it on the application's launches" : "");
+                ch->guarded && gt.run.guard ? "; checking it on the application's launches" : "");
 }
 
 /* What the guard found, once, when it found it. */
@@ -558,7 +557,7 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
         return 0;
     describe(p, ch);
     struct gt_guard_slot *slot = NULL;
-    int checking = ch->guarded && gt.app.guard && ch->guard.verdict == GT_GUARD_CHECKING;
+    int checking = ch->guarded && gt.run.guard && ch->guard.verdict == GT_GUARD_CHECKING;
     int timed = checking && gt_guard_take(&ch->guard, &slot), per_thread = gt_call_per_thread(c);
     int original = timed && !slot->variant;
     if (timed)

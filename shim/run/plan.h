@@ -2,7 +2,7 @@
 #ifndef GT_PLAN_H
 #define GT_PLAN_H
 
-#include "apply.h"
+#include "call.h"
 #include "guard.h"
 #include "policy.h"
 #include "recipe.h"

@@ -5,8 +5,9 @@
  * and whether PTX (needed for most tuning) was there.  At `debug`, a line
  * per kernel with the details tests and bug reports need: handle kinds,
  * entry points, parameter layout, captured and cooperative launches. */
-#include "state.h"
+#include "apply.h"
 #include "demangle.h"
+#include "state.h"
 #include "interpose.h"
 #include "report.h"
 #include "session.h"
@@ -113,13 +114,13 @@ void gt_report_exit(void)
     gt_apply_exit();
     if (!gt_log_enabled(GT_LOG_INFO))
         return;
-    pthread_mutex_lock(&gt.reg.lock);
+    pthread_mutex_lock(&gt.track.reg.lock);
     size_t n = 0, launched = 0;
-    struct gt_kernel **ks = malloc((gt.reg.nkernels + 1) * sizeof *ks);
-    for (struct gt_kernel *k = gt.reg.kernels; ks && k; k = k->next, n++)
+    struct gt_kernel **ks = malloc((gt.track.reg.nkernels + 1) * sizeof *ks);
+    for (struct gt_kernel *k = gt.track.reg.kernels; ks && k; k = k->next, n++)
         ks[n] = k;
-    size_t nimages = gt.reg.nimages;
-    pthread_mutex_unlock(&gt.reg.lock);
+    size_t nimages = gt.track.reg.nimages;
+    pthread_mutex_unlock(&gt.track.reg.lock);
     if (!ks)
         return;
     qsort(ks, n, sizeof *ks, by_launches);
@@ -128,8 +129,8 @@ void gt_report_exit(void)
     gt_info("mode %s: %zu kernels launched, %zu more looked up but not launched, from %zu images",
             gt_mode_name(gt.mode), launched, n - launched, nimages);
     table(ks, gt_log_enabled(GT_LOG_DEBUG) ? n : launched);
-    gt_info("memory: %zu allocations tracked at exit, peak %.1f MiB", gt.mem.count,
-            (double)gt.mem.peak_bytes / (1 << 20));
+    gt_info("memory: %zu allocations tracked at exit, peak %.1f MiB", gt.track.mem.count,
+            (double)gt.track.mem.peak_bytes / (1 << 20));
     gt_interpose_report();
     free(ks);
 }

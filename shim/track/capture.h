@@ -3,13 +3,10 @@
 #define GT_CAPTURE_H
 
 #include "driver.h"
-#include <stdatomic.h>
 
-struct gt_capture {
-    atomic_int active; /* captures begun and not yet ended, process-wide */
-};
-
-void gt_capture_init(struct gt_capture *cap);
 int gt_capture_is_on(CUstream stream, int per_thread);
+int gt_capture_stream(CUstream stream, int per_thread);
+void gt_capture_began(void);
+void gt_capture_ended(void);
 
 #endif

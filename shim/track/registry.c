@@ -10,10 +10,11 @@
  * Images that live in a loaded object (the runtime's fatbins) are only
  * pointed at; images in the application's heap are copied, since the
  * application may free them once loaded. */
+#include "registry.h"
 #include "state.h"
 #include "fatbin.h"
 #include "hash.h"
-#include "nvrtc_hooks.h"
+#include "rtcprog.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -28,14 +29,6 @@ static const char *const entry_names[GT_NENTRIES] = {
 const char *gt_entry_name(enum gt_entry e)
 {
     return entry_names[e];
-}
-
-void gt_reg_init(struct gt_registry *reg)
-{
-    pthread_mutex_init(&reg->lock, NULL);
-    gt_map_init(&reg->handles);
-    gt_map_init(&reg->owners);
-    gt_map_init(&reg->by_key);
 }
 
 static int in_loaded_object(const void *p)
@@ -103,7 +96,7 @@ static int capture_bytes(struct gt_image *img, const void *image, const char *pa
 
 static struct gt_image *find_same(const struct gt_image *img)
 {
-    for (struct gt_image *o = gt.reg.images; o; o = o->next) {
+    for (struct gt_image *o = gt.track.reg.images; o; o = o->next) {
         if (img->owned ? (o->owned && o->hash == img->hash && o->size == img->size &&
                           memcmp(o->bytes, img->bytes, img->size) == 0)
                        : o->bytes == img->bytes)
@@ -146,7 +139,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
     if (img->format == GT_FMT_WRAPPER)
         img->origin = GT_FROM_RUNTIME;
     if (img->owned && img->bytes) {
-        img->nvrtc = gt_nvrtc_find(img->hash, img->size);
+        img->nvrtc = gt_rtcprog_find(img->hash, img->size);
         if (img->nvrtc)
             img->origin = GT_FROM_NVRTC;
     }
@@ -154,14 +147,14 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
         gt_image_describe(img);
     img->path = path ? strdup(path) : NULL;
 
-    pthread_mutex_lock(&gt.reg.lock);
+    pthread_mutex_lock(&gt.track.reg.lock);
     struct gt_image *same = img->bytes ? find_same(img) : NULL;
     if (!same) {
-        img->next = gt.reg.images;
-        gt.reg.images = img;
-        gt.reg.nimages++;
+        img->next = gt.track.reg.images;
+        gt.track.reg.images = img;
+        gt.track.reg.nimages++;
     }
-    pthread_mutex_unlock(&gt.reg.lock);
+    pthread_mutex_unlock(&gt.track.reg.lock);
     if (same) {
         if (img->owned)
             free((void *)img->bytes);
@@ -181,25 +174,25 @@ void gt_reg_owner(void *h, int is_library, struct gt_image *img, void *parent)
     o->h = h;
     o->is_library = is_library;
     o->image = img;
-    pthread_mutex_lock(&gt.reg.lock);
-    o->parent = parent ? gt_map_get(&gt.reg.owners, (uintptr_t)parent) : NULL;
+    pthread_mutex_lock(&gt.track.reg.lock);
+    o->parent = parent ? gt_map_get(&gt.track.reg.owners, (uintptr_t)parent) : NULL;
     if (o->parent) {
         o->image = o->parent->image;
         o->sibling = o->parent->children;
         o->parent->children = o;
     }
-    if (gt_map_get(&gt.reg.owners, (uintptr_t)h) || gt_map_put(&gt.reg.owners, (uintptr_t)h, o) != 0) {
+    if (gt_map_get(&gt.track.reg.owners, (uintptr_t)h) || gt_map_put(&gt.track.reg.owners, (uintptr_t)h, o) != 0) {
         free(o); /* already known: cuLibraryGetModule asked twice */
     }
-    pthread_mutex_unlock(&gt.reg.lock);
+    pthread_mutex_unlock(&gt.track.reg.lock);
 }
 
 struct gt_image *gt_reg_owner_image(void *h)
 {
-    pthread_mutex_lock(&gt.reg.lock);
-    struct gt_owner *o = gt_map_get(&gt.reg.owners, (uintptr_t)h);
+    pthread_mutex_lock(&gt.track.reg.lock);
+    struct gt_owner *o = gt_map_get(&gt.track.reg.owners, (uintptr_t)h);
     struct gt_image *img = o ? o->image : NULL;
-    pthread_mutex_unlock(&gt.reg.lock);
+    pthread_mutex_unlock(&gt.track.reg.lock);
     return img;
 }
 
@@ -209,27 +202,27 @@ static void drop_handles(struct gt_owner *o)
     while (o->handles) {
         struct gt_handle *hd = o->handles;
         o->handles = hd->owner_next;
-        if (gt_map_get(&gt.reg.handles, (uintptr_t)hd->h) == hd)
-            gt_map_del(&gt.reg.handles, (uintptr_t)hd->h);
-        hd->owner_next = gt.reg.dead_handles;
-        gt.reg.dead_handles = hd;
+        if (gt_map_get(&gt.track.reg.handles, (uintptr_t)hd->h) == hd)
+            gt_map_del(&gt.track.reg.handles, (uintptr_t)hd->h);
+        hd->owner_next = gt.track.reg.dead_handles;
+        gt.track.reg.dead_handles = hd;
     }
 }
 
 void gt_reg_owner_drop(void *h)
 {
-    pthread_mutex_lock(&gt.reg.lock);
-    struct gt_owner *o = gt_map_del(&gt.reg.owners, (uintptr_t)h);
+    pthread_mutex_lock(&gt.track.reg.lock);
+    struct gt_owner *o = gt_map_del(&gt.track.reg.owners, (uintptr_t)h);
     if (o) {
         for (struct gt_owner *c = o->children; c; c = c->sibling) {
-            gt_map_del(&gt.reg.owners, (uintptr_t)c->h);
+            gt_map_del(&gt.track.reg.owners, (uintptr_t)c->h);
             drop_handles(c);
         }
         drop_handles(o);
-        o->dead_next = gt.reg.dead_owners;
-        gt.reg.dead_owners = o;
+        o->dead_next = gt.track.reg.dead_owners;
+        gt.track.reg.dead_owners = o;
     }
-    pthread_mutex_unlock(&gt.reg.lock);
+    pthread_mutex_unlock(&gt.track.reg.lock);
 }
 
 static uintptr_t kernel_key(const struct gt_image *img, const char *name)
@@ -242,7 +235,7 @@ static uintptr_t kernel_key(const struct gt_image *img, const char *name)
 static struct gt_kernel *kernel_for(struct gt_image *img, const char *name)
 {
     uintptr_t key = kernel_key(img, name);
-    struct gt_kernel *head = gt_map_get(&gt.reg.by_key, key);
+    struct gt_kernel *head = gt_map_get(&gt.track.reg.by_key, key);
     for (struct gt_kernel *k = head; k; k = k->same_key)
         if (k->image == img && strcmp(k->name, name) == 0)
             return k;
@@ -255,14 +248,14 @@ static struct gt_kernel *kernel_for(struct gt_image *img, const char *name)
     atomic_init(&k->nparams, -1);
     pthread_mutex_init(&k->lock, NULL);
     k->same_key = head;
-    if (gt_map_put(&gt.reg.by_key, key, k) != 0) {
+    if (gt_map_put(&gt.track.reg.by_key, key, k) != 0) {
         free(k->name);
         free(k);
         return NULL;
     }
-    k->next = gt.reg.kernels;
-    gt.reg.kernels = k;
-    gt.reg.nkernels++;
+    k->next = gt.track.reg.kernels;
+    gt.track.reg.kernels = k;
+    gt.track.reg.nkernels++;
     return k;
 }
 
@@ -270,13 +263,13 @@ struct gt_handle *gt_reg_handle(void *h, enum gt_handle_kind kind, void *owner, 
 {
     if (!h || !name)
         return NULL;
-    pthread_mutex_lock(&gt.reg.lock);
-    struct gt_handle *hd = gt_map_get(&gt.reg.handles, (uintptr_t)h);
-    struct gt_owner *o = owner ? gt_map_get(&gt.reg.owners, (uintptr_t)owner) : NULL;
+    pthread_mutex_lock(&gt.track.reg.lock);
+    struct gt_handle *hd = gt_map_get(&gt.track.reg.handles, (uintptr_t)h);
+    struct gt_owner *o = owner ? gt_map_get(&gt.track.reg.owners, (uintptr_t)owner) : NULL;
     struct gt_kernel *k = hd ? NULL : kernel_for(o ? o->image : NULL, name);
     if (!hd && k && (hd = calloc(1, sizeof *hd)) != NULL) {
         *hd = (struct gt_handle){.h = h, .kind = kind, .kernel = k, .owner = o};
-        if (gt_map_put(&gt.reg.handles, (uintptr_t)h, hd) != 0) {
+        if (gt_map_put(&gt.track.reg.handles, (uintptr_t)h, hd) != 0) {
             free(hd);
             hd = NULL;
         } else if (o) {
@@ -284,13 +277,13 @@ struct gt_handle *gt_reg_handle(void *h, enum gt_handle_kind kind, void *owner, 
             o->handles = hd;
         }
     }
-    pthread_mutex_unlock(&gt.reg.lock);
+    pthread_mutex_unlock(&gt.track.reg.lock);
     return hd;
 }
 
 struct gt_handle *gt_reg_lookup(void *h)
 {
-    return gt_map_get(&gt.reg.handles, (uintptr_t)h);
+    return gt_map_get(&gt.track.reg.handles, (uintptr_t)h);
 }
 
 /* A handle first met at a launch: obtained by a path the shim does not hook.

@@ -4,6 +4,7 @@
 
 #include "image.h"
 #include "map.h"
+#include "recipe.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,10 +22,6 @@ enum gt_entry {
 
 struct gt_geom {
     unsigned grid[3], block[3], smem;
-};
-
-struct gt_param {
-    uint32_t offset, size;
 };
 
 /* Something the application set on a function or kernel, to be set again on
@@ -84,19 +81,6 @@ struct gt_owner {
     struct gt_owner *dead_next;
 };
 
-struct gt_registry {
-    pthread_mutex_t lock;        /* serializes every change */
-    struct gt_map handles;       /* CUfunction / CUkernel -> gt_handle, read lock-free */
-    struct gt_map owners;        /* CUmodule / CUlibrary -> gt_owner */
-    struct gt_map by_key;        /* hash of (image, name) -> gt_kernel chain */
-    struct gt_image *images;
-    struct gt_kernel *kernels;
-    size_t nimages, nkernels;
-    struct gt_handle *dead_handles; /* unloaded, kept: a launch may still hold one */
-    struct gt_owner *dead_owners;
-};
-
-void gt_reg_init(struct gt_registry *reg);
 struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const char *path);
 void gt_reg_owner(void *h, int is_library, struct gt_image *img, void *parent);
 void gt_reg_owner_drop(void *h);

@@ -17,8 +17,6 @@ static const char *const names[GT_DEVK_N] = {
     [GT_DEVK_ARM] = "gt_arm",
 };
 
-static struct gt_devk *list;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct gt_devk *load(CUcontext ctx, char *err, size_t errlen)
 {
@@ -48,14 +46,14 @@ struct gt_devk *gt_devk_get(char *err, size_t errlen)
 {
     CUcontext ctx = NULL;
     gt.drv.cuCtxGetCurrent(&ctx);
-    pthread_mutex_lock(&lock);
-    struct gt_devk *d = list;
+    pthread_mutex_lock(&gt.tune.devk_lock);
+    struct gt_devk *d = gt.tune.devk;
     while (d && d->ctx != ctx)
         d = d->next;
     if (!d && (d = load(ctx, err, errlen)) != NULL) {
-        d->next = list;
-        list = d;
+        d->next = gt.tune.devk;
+        gt.tune.devk = d;
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&gt.tune.devk_lock);
     return d;
 }

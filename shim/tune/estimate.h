@@ -3,7 +3,7 @@
 #ifndef GT_ESTIMATE_H
 #define GT_ESTIMATE_H
 
-#include "apply.h"
+#include "call.h"
 #include "driver.h"
 #include "jit.h"
 #include "registry.h"

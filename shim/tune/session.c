@@ -40,6 +40,7 @@
 #include "direct.h"
 #include "estimate.h"
 #include "hash.h"
+#include "median.h"
 #include "modvars.h"
 #include "plan.h"
 #include "poison.h"
@@ -71,62 +72,53 @@
 
 /* ---- serializing launches while a session runs ---- */
 
-static struct {
-    pthread_mutex_t lock;          /* held for a whole session */
-    atomic_int tuning;
-    atomic_long inflight;          /* launch hooks in progress */
-    pthread_t owner;
-} ser = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
 /* Entered by every launch in tune mode: waits while another thread tunes. */
 void gt_session_enter(void)
 {
     for (;;) {
-        atomic_fetch_add(&ser.inflight, 1);
-        if (!atomic_load(&ser.tuning) || pthread_equal(ser.owner, pthread_self()))
+        atomic_fetch_add(&gt.tune.ser.inflight, 1);
+        if (!atomic_load(&gt.tune.ser.tuning) || pthread_equal(gt.tune.ser.owner, pthread_self()))
             return;
-        atomic_fetch_sub(&ser.inflight, 1);
-        pthread_mutex_lock(&ser.lock);
-        pthread_mutex_unlock(&ser.lock);
+        atomic_fetch_sub(&gt.tune.ser.inflight, 1);
+        pthread_mutex_lock(&gt.tune.ser.lock);
+        pthread_mutex_unlock(&gt.tune.ser.lock);
     }
 }
 
 void gt_session_leave(void)
 {
-    atomic_fetch_sub(&ser.inflight, 1);
+    atomic_fetch_sub(&gt.tune.ser.inflight, 1);
 }
 
 /* Called from within a launch (counted in flight): it stops counting while
  * it waits for another session, which would otherwise wait for it. */
 static void begin_exclusive(void)
 {
-    atomic_fetch_sub(&ser.inflight, 1);
-    pthread_mutex_lock(&ser.lock);
-    atomic_fetch_add(&ser.inflight, 1);
-    ser.owner = pthread_self();
-    atomic_store(&ser.tuning, 1);
-    while (atomic_load(&ser.inflight) > 1) /* the caller's own launch is in flight */
+    atomic_fetch_sub(&gt.tune.ser.inflight, 1);
+    pthread_mutex_lock(&gt.tune.ser.lock);
+    atomic_fetch_add(&gt.tune.ser.inflight, 1);
+    gt.tune.ser.owner = pthread_self();
+    atomic_store(&gt.tune.ser.tuning, 1);
+    while (atomic_load(&gt.tune.ser.inflight) > 1) /* the caller's own launch is in flight */
         sched_yield();
 }
 
 static void end_exclusive(void)
 {
-    atomic_store(&ser.tuning, 0);
-    pthread_mutex_unlock(&ser.lock);
+    atomic_store(&gt.tune.ser.tuning, 0);
+    pthread_mutex_unlock(&gt.tune.ser.lock);
 }
 
 /* ---- what the sessions found, for the exit report ---- */
 
-struct result {
+struct gt_session_result {
     char *kernel, *signature, *config, *strategy;
     double baseline_us, best_us;
     long trials, verify_failures, aborted, invalid;
     uint64_t space;
     double seconds, compile_s, trial_s, snapshot_s;
-    struct result *next;
+    struct gt_session_result *next;
 };
-
-static struct result *results;
 
 static double now(void)
 {
@@ -310,7 +302,7 @@ static void add_pointer(struct session *s, uint64_t v, int indirect)
     size_t size;
     if (v < 4096)
         return;
-    if (gt_mem_find(&gt.mem, v, &range) == 0)
+    if (gt_mem_find(&gt.track.mem, v, &range) == 0)
         gt_snapshot_add(&s->snap, range.base, range.size, indirect);
     else if (gt.drv.cuMemGetAddressRange_v2(&base, &size, (CUdeviceptr)v) == CUDA_SUCCESS)
         gt_snapshot_add(&s->snap, base, size, indirect);
@@ -330,7 +322,7 @@ static int arg_listed(const struct gt_argref *refs, size_t n, const struct gt_pl
 static void add_pointed(struct session *s, uint64_t v)
 {
     struct gt_mem_range range;
-    if (gt_mem_find(&gt.mem, v, &range) != 0 || range.size > ((size_t)1 << 20))
+    if (gt_mem_find(&gt.track.mem, v, &range) != 0 || range.size > ((size_t)1 << 20))
         return;
     uint64_t *words = malloc(range.size);
     if (words && gt.drv.cuMemcpyDtoH_v2(words, range.base, range.size) == CUDA_SUCCESS)
@@ -430,7 +422,7 @@ static void task_build(void *arg)
 {
     struct candidate *c = arg;
     double t0 = now();
-    gt_jit_build(&gt.app.jit, gt.app.have_store ? &gt.app.store : NULL, &c->vj.job);
+    gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &c->vj.job);
     c->build_s = now() - t0;
 }
 
@@ -732,19 +724,17 @@ static void estimate_only(struct session *s, struct candidate *c)
 }
 
 /* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session. */
-static struct gt_pool pool;
-
 static void start_pool(void)
 {
     gt_builder_open();
-    gt_pool_start(&pool, gt_pool_jobs());
+    gt_pool_start(&gt.tune.pool, gt_pool_jobs());
 }
 
 static struct gt_pool *build_pool(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, start_pool);
-    return &pool;
+    return &gt.tune.pool;
 }
 
 /* What the watchdog's instrumentation did, once per session, at debug level. */
@@ -899,9 +889,9 @@ static long persist(struct session *s, const char *signature, const char *config
                           .strategy = (char *)gt_strategy_name(s->strategy), .time_us = best_us,
                           .baseline_us = base_us, .trials = s->trials,
                           .space = gt_strategy_space_size(s->strategy) + 1, .tuned = when};
-    if (!gt.app.cache_path[0])
+    if (!gt.run.cache_path[0])
         gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
-    else if (gt_cache_save(gt.app.cache_path, gt.app.binary, &e, 1, err, sizeof err) != 0)
+    else if (gt_cache_save(gt.run.cache_path, gt.run.binary, &e, 1, err, sizeof err) != 0)
         gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
     pthread_mutex_lock(&p->lock);
     long at = gt_plan_add_cached(p, &e);
@@ -925,17 +915,17 @@ static double trial_seconds(const struct session *s)
 static void remember(struct session *s, const char *signature, const char *config, double base_us, double best_us,
                      double seconds)
 {
-    struct result *r = calloc(1, sizeof *r);
+    struct gt_session_result *r = calloc(1, sizeof *r);
     if (!r)
         return;
-    *r = (struct result){.kernel = strdup(s->p->shown), .signature = strdup(signature), .config = strdup(config),
+    *r = (struct gt_session_result){.kernel = strdup(s->p->shown), .signature = strdup(signature), .config = strdup(config),
                          .strategy = strdup(gt_strategy_name(s->strategy)), .baseline_us = base_us, .best_us = best_us,
                          .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
                          .aborted = s->aborted,
                          .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds,
                          .compile_s = s->t_compile, .trial_s = trial_seconds(s), .snapshot_s = snapshot_seconds(s)};
-    r->next = results; /* the session holds ser.lock */
-    results = r;
+    r->next = gt.tune.results; /* the session holds gt.tune.ser.lock */
+    gt.tune.results = r;
 }
 
 static void session_free(struct session *s)
@@ -1117,10 +1107,10 @@ void gt_session_report(void)
     if (csv)
         fprintf(csv, "kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,"
                      "strategy,seconds,compile_s,trial_s,snapshot_s,configuration\n");
-    if (results && gt_log_enabled(GT_LOG_INFO))
+    if (gt.tune.results && gt_log_enabled(GT_LOG_INFO))
         gt_info("  %10s  %10s  %7s  %6s  %6s  %7s  %s", "baseline", "best", "speedup", "trials", "wrong", "aborted",
                 "kernel / signature / configuration");
-    for (struct result *r = results; r; r = r->next) {
+    for (struct gt_session_result *r = gt.tune.results; r; r = r->next) {
         double speedup = r->best_us > 0 ? r->baseline_us / r->best_us : 1;
         gt_info("  %8.2fus  %8.2fus  %6.2fx  %6ld  %6ld  %7ld  %s / %s / %s", r->baseline_us, r->best_us, speedup,
                 r->trials, r->verify_failures, r->aborted, r->kernel, r->signature, r->config);

@@ -2,7 +2,7 @@
 #ifndef GT_SESSION_H
 #define GT_SESSION_H
 
-#include "apply.h"
+#include "call.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -9,7 +9,8 @@
  * so once.  CUPTI is opened on the first session (libcupti.so.13, by soname
  * or in the toolkit), enabled only while a session runs, and let go after. */
 #include "timing.h"
-#include "interpose.h"
+#include "elfsym.h"
+#include "median.h"
 #include "state.h"
 
 #include <cupti.h>
@@ -28,12 +29,7 @@ static struct {
     __typeof__(&cuptiActivityDisable) disable;
     __typeof__(&cuptiActivityFlushAll) flush;
     __typeof__(&cuptiActivityGetNextRecord) next;
-    /* durations of the current kernel's records, in order, filled by complete() */
-    pthread_mutex_t lock;
-    const char *kernel;
-    double *us;
-    int n, cap;
-} cu = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+} cu = {.once = PTHREAD_ONCE_INIT};
 
 #define BUFFER_SIZE (1 << 20)
 
@@ -48,24 +44,24 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, 
 {
     (void)ctx, (void)stream, (void)size;
     CUpti_Activity *rec = NULL;
-    pthread_mutex_lock(&cu.lock);
+    pthread_mutex_lock(&gt.tune.records.lock);
     while (cu.next(buffer, valid, &rec) == CUPTI_SUCCESS) {
         if (rec->kind != CUPTI_ACTIVITY_KIND_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
             continue;
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-        if (!cu.kernel || !k->name || strcmp(k->name, cu.kernel) != 0)
+        if (!gt.tune.records.kernel || !k->name || strcmp(k->name, gt.tune.records.kernel) != 0)
             continue;
-        if (cu.n == cu.cap) {
-            int cap = cu.cap ? cu.cap * 2 : 64;
-            double *v = realloc(cu.us, (size_t)cap * sizeof *v);
+        if (gt.tune.records.n == gt.tune.records.cap) {
+            int cap = gt.tune.records.cap ? gt.tune.records.cap * 2 : 64;
+            double *v = realloc(gt.tune.records.us, (size_t)cap * sizeof *v);
             if (!v)
                 break;
-            cu.us = v;
-            cu.cap = cap;
+            gt.tune.records.us = v;
+            gt.tune.records.cap = cap;
         }
-        cu.us[cu.n++] = (double)(k->end - k->start) / 1e3;
+        gt.tune.records.us[gt.tune.records.n++] = (double)(k->end - k->start) / 1e3;
     }
-    pthread_mutex_unlock(&cu.lock);
+    pthread_mutex_unlock(&gt.tune.records.lock);
     free(buffer);
 }
 
@@ -86,7 +82,7 @@ static void *open_cupti(void)
 static void load(void)
 {
     void *h = open_cupti();
-#define SYM(field, name) (cu.field = (__typeof__(cu.field))gt_real_dlsym(h, name)) != NULL
+#define SYM(field, name) (cu.field = (__typeof__(cu.field))gt_elfsym_dlsym(h, name)) != NULL
     cu.usable = h && SYM(subscribe, "cuptiSubscribe") && SYM(unsubscribe, "cuptiUnsubscribe") &&
                 SYM(register_callbacks, "cuptiActivityRegisterCallbacks") && SYM(enable, "cuptiActivityEnable") &&
                 SYM(disable, "cuptiActivityDisable") && SYM(flush, "cuptiActivityFlushAll") &&
@@ -114,7 +110,7 @@ int gt_timer_begin(struct gt_timer *t, const char *kernel)
             cu.enable(CUPTI_ACTIVITY_KIND_KERNEL) == CUPTI_SUCCESS) {
             t->cupti = 1;
             t->subscriber = sub;
-            cu.kernel = kernel;
+            gt.tune.records.kernel = kernel;
             return 0;
         }
         cu.unsubscribe(sub);
@@ -213,9 +209,9 @@ static int cupti_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn lau
     /* Records of launches before this measurement must not count in it. */
     gt.drv.cuStreamSynchronize(stream);
     cu.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    pthread_mutex_lock(&cu.lock);
-    cu.n = 0;
-    pthread_mutex_unlock(&cu.lock);
+    pthread_mutex_lock(&gt.tune.records.lock);
+    gt.tune.records.n = 0;
+    pthread_mutex_unlock(&gt.tune.records.lock);
     for (int i = 0; i < reps && *failed == CUDA_SUCCESS; i++)
         if ((*failed = before(arg, stream)) == CUDA_SUCCESS)
             *failed = launch(arg, stream);
@@ -223,13 +219,13 @@ static int cupti_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn lau
     if (*failed == CUDA_SUCCESS)
         *failed = r;
     cu.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    pthread_mutex_lock(&cu.lock);
+    pthread_mutex_lock(&gt.tune.records.lock);
     int n = 0;
-    t->records = cu.n;
-    for (int i = 0; i < cu.n && cu.n == reps; i++)
-        if (cu.us[i] > 0)
-            us[n++] = cu.us[i];
-    pthread_mutex_unlock(&cu.lock);
+    t->records = gt.tune.records.n;
+    for (int i = 0; i < gt.tune.records.n && gt.tune.records.n == reps; i++)
+        if (gt.tune.records.us[i] > 0)
+            us[n++] = gt.tune.records.us[i];
+    pthread_mutex_unlock(&gt.tune.records.lock);
     return *failed == CUDA_SUCCESS ? n : 0;
 }
 
@@ -239,7 +235,7 @@ void gt_timer_end(struct gt_timer *t)
         cu.disable(CUPTI_ACTIVITY_KIND_KERNEL);
         cu.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         cu.unsubscribe((CUpti_SubscriberHandle)t->subscriber);
-        cu.kernel = NULL;
+        gt.tune.records.kernel = NULL;
     }
     for (int i = 0; i < 2; i++)
         if (t->ev[i])
@@ -247,16 +243,3 @@ void gt_timer_end(struct gt_timer *t)
     memset(t, 0, sizeof *t);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double gt_median(double *v, int n)
-{
-    if (n <= 0)
-        return -1;
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}

@@ -21,6 +21,5 @@ int gt_timer_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn launch,
                      double *us, CUresult *failed);
 double gt_timer_events(gt_trial_fn fn, void *arg, CUstream stream, int reps);
 void gt_timer_end(struct gt_timer *t);
-double gt_median(double *v, int n);
 
 #endif
