@@ -15,13 +15,11 @@
  *      held that reference, poison.c makes one that a candidate skipping
  *      its work cannot match, or only launch-time knobs are tried;
  *   4. the original is timed, then candidates the strategy proposes, built
- *      ahead on the pool, each as run mode would run it (launch-time knobs
- *      on the application's own function, a variant with its module
- *      variables copied in and out), restored before each run, run once
- *      under the watchdog, then checked against the reference and timed
- *      several times (median) from the same code built without the
- *      watchdog's checks; the best few are measured again next to the
- *      original, built as run mode builds them;
+ *      ahead on the pool, each in a trial (trial.c): as run mode would run
+ *      it, restored before each run, run once under the watchdog, then
+ *      checked against the reference and timed several times (median) from
+ *      the same code built without the watchdog's checks; the best few are
+ *      measured again next to the original, built as run mode builds them;
  *   5. the saved state is restored and the winner (the original if nothing
  *      beat it) runs the application's launch for real, and is written to
  *      the cache file.
@@ -37,7 +35,6 @@
 #include "session.h"
 #include "cachefile.h"
 #include "devk.h"
-#include "direct.h"
 #include "estimate.h"
 #include "hash.h"
 #include "median.h"
@@ -49,11 +46,11 @@
 #include "state.h"
 #include "strategy.h"
 #include "timing.h"
+#include "trial.h"
 
 #include "gputune.h"
 
 #include <errno.h>
-#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,12 +60,10 @@
 #define DEFAULT_TRIALS 64
 #define DEFAULT_SECONDS 30.0
 #define DEFAULT_REPEAT 5
-#define DEFAULT_REMEASURE 3
 #define BATCH 16          /* configurations compiled ahead */
 #define MIN_GAIN 0.01     /* a winner must beat the original by this fraction */
 #define DEFAULT_WD_FACTOR 2.0  /* a trial's deadline: this times the best time so far */
 #define DEFAULT_WD_FLOOR_MS 0.1 /* but never sooner */
-#define SKEW 0.05         /* a first run with the watchdog's checks this far off the time without is noted */
 
 /* ---- serializing launches while a session runs ---- */
 
@@ -129,135 +124,7 @@ static double now(void)
 
 /* ---- one session ---- */
 
-struct candidate {
-    struct gt_task task;
-    struct gt_variant_job vj;
-    uint32_t *cfg;
-    struct gt_knobs knobs;
-    int rebuild;
-    int may_cut;      /* the strategy lets the watchdog cut it short */
-    int estimate;     /* the strategy asks for its estimate, not a trial */
-    double build_s;   /* how long its build took on the pool */
-};
-
-struct session {
-    struct gt_plan *p;
-    struct gt_handle *hd;
-    const struct gt_call *c;   /* the application's launch */
-    const char *signature;     /* its signature, as text */
-    struct gt_call trial;      /* the same on the session's stream */
-    CUstream stream;
-    struct gt_snapshot snap;
-    struct gt_timer timer;
-    enum gt_compare compare;
-    double abs_tol, rel_tol;
-    int repeat;
-    struct gt_variant *running; /* the variant a trial launches, NULL: the application's own function */
-    struct gt_knobs knobs;      /* that function's launch-time knobs, when no variant runs */
-    struct gt_geom geom;        /* and its geometry */
-    long trials, invalid, verify_failures, aborted, estimates;
-    long skewed;               /* trials whose run with the watchdog's checks read SKEW off their time */
-    double base_us;            /* the original's time */
-    struct gt_strategy *strategy;
-    int launch_only;           /* configurations that rebuild the kernel could skip its work unseen */
-    /* the watchdog */
-    int watchdog;              /* enum gt_watchdog of the candidates' builds */
-    double factor, floor_us;
-    double best_us;            /* the best time so far, <= 0 while unknown */
-    struct gt_devk *devk;      /* its arming kernel */
-    CUdeviceptr wd;            /* the running variant's watchdog words, 0: not instrumented */
-    unsigned long long budget_ns; /* the running trial's, 0: it is not cut */
-    int fresh;                 /* the next arming starts a measurement: it clears the stopped mark */
-    int noted;                 /* the instrumentation was described */
-    /* where the time goes: waiting for builds, running the kernel (and
-     * checking it), and in the snapshot, whose restores before each run are
-     * counted and costed at the time one synchronous restore took */
-    double t_compile, t_run, t_save, t_restore;
-    long restores;
-    /* the best few, by median time */
-    struct best {
-        uint32_t *cfg;
-        double us;
-        struct gt_jit_job built;
-    } best[DEFAULT_REMEASURE];
-    int nbest;
-    char key[33];              /* store key of the winner's cubin */
-};
-
-/* Sets the running trial's deadline, ordered before its launch.  The mark
- * of a stop is cleared only at the first launch of a measurement, so that
- * a stop in any of its repetitions is seen after the last. */
-static CUresult arm(struct session *s, CUstream stream)
-{
-    CUdeviceptr wd = s->wd;
-    unsigned long long budget = s->budget_ns;
-    int clear = s->fresh;
-    void *args[] = {&wd, &budget, &clear};
-    s->fresh = 0;
-    return gt.drv.cuLaunchKernel(s->devk->fn[GT_DEVK_ARM], 1, 1, 1, 1, 1, 1, 0, stream, args, NULL);
-}
-
-/* Before each launch of a trial: its inputs as saved, its deadline set. */
-static CUresult restore(void *arg, CUstream stream)
-{
-    struct session *s = arg;
-    s->restores++;
-    CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_TRIAL, stream);
-    if (r == CUDA_SUCCESS && s->running)
-        gt_variant_mirror(s->running, stream, 0, 0);
-    if (r == CUDA_SUCCESS && s->wd)
-        r = arm(s, stream);
-    return r;
-}
-
-/* Whether the running trial stopped at its deadline (its stream is idle). */
-static int cut_short(const struct session *s)
-{
-    unsigned long long flag = 0;
-    return s->wd && gt.drv.cuMemcpyDtoH_v2(&flag, s->wd + 8 * GT_WD_ABORTED, sizeof flag) == CUDA_SUCCESS && flag;
-}
-
-/* Watches the variant about to run if its build has the checks: its budget
- * is factor x the best time so far (or x the time the strategy measures
- * cfg against), at least the floor. */
-static void watch(struct session *s, const struct gt_variant *v, const uint32_t *cfg, int may_cut)
-{
-    CUdeviceptr a;
-    size_t size;
-    s->wd = 0;
-    if (s->devk && gt.drv.cuModuleGetGlobal_v2(&a, &size, v->module, GT_WATCHDOG_SYMBOL) == CUDA_SUCCESS &&
-        size == 3 * sizeof(unsigned long long))
-        s->wd = a;
-    double base = s->strategy ? gt_strategy_cut_base(s->strategy, cfg) : -1;
-    base = base > 0 ? base : s->best_us;
-    double us = s->factor * base;
-    s->budget_ns = may_cut && base > 0 ? (unsigned long long)((us > s->floor_us ? us : s->floor_us) * 1e3) : 0;
-}
-
-/* One launch as run mode makes it: the variant with its module variables
- * copied back, or the application's own function with launch-time knobs
- * (the original is that with none). */
-static CUresult launch_trial(void *arg, CUstream stream)
-{
-    struct session *s = arg;
-    (void)stream;
-    if (!s->running)
-        return gt_direct_launch(s->hd, &s->trial, &s->knobs, &s->geom);
-    CUresult r = gt_call_launch(&s->trial, s->running->fn, &s->geom);
-    gt_variant_mirror(s->running, s->stream, 0, 1);
-    return r;
-}
-
-/* The next launches run the original, unwatched. */
-static void run_original(struct session *s)
-{
-    s->running = NULL;
-    s->wd = 0;
-    s->knobs = (struct gt_knobs){.cache = GT_CACHE_DEFAULT, .carveout = GT_CARVEOUT_DEFAULT};
-    s->geom = s->c->g;
-}
-
-static void choose_comparison(struct session *s)
+static void choose_comparison(struct gt_session *s)
 {
     const struct gt_settings *st = gt_plan_settings(s->p);
     static const enum gt_compare by_type[] = {GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16};
@@ -280,7 +147,7 @@ static int env_watchdog(void)
 }
 
 /* The policy's watchdog settings over GPUTUNE_WATCHDOG over the defaults. */
-static void choose_watchdog(struct session *s)
+static void choose_watchdog(struct gt_session *s)
 {
     const struct gt_settings *st = gt_plan_settings(s->p);
     char why[256];
@@ -295,7 +162,7 @@ static void choose_watchdog(struct session *s)
 
 /* A value that points into device-visible memory adds that allocation
  * (indirect: the value was read from memory). */
-static void add_pointer(struct session *s, uint64_t v, int indirect)
+static void add_pointer(struct gt_session *s, uint64_t v, int indirect)
 {
     struct gt_mem_range range;
     CUdeviceptr base;
@@ -319,7 +186,7 @@ static int arg_listed(const struct gt_argref *refs, size_t n, const struct gt_pl
 }
 
 /* Pointers stored in a buffer a policy names: one level of indirection. */
-static void add_pointed(struct session *s, uint64_t v)
+static void add_pointed(struct gt_session *s, uint64_t v)
 {
     struct gt_mem_range range;
     if (gt_mem_find(&gt.track.mem, v, &range) != 0 || range.size > ((size_t)1 << 20))
@@ -332,7 +199,7 @@ static void add_pointed(struct session *s, uint64_t v)
 }
 
 /* The kernel's __device__ variables, in the original's module. */
-static void add_variables(struct session *s)
+static void add_variables(struct gt_session *s)
 {
     struct gt_kernel *k = s->hd->kernel;
     size_t size = 0;
@@ -351,7 +218,7 @@ static void add_variables(struct session *s)
     gt_modvars_free(vars, n);
 }
 
-static void collect(struct session *s)
+static void collect(struct gt_session *s)
 {
     const struct gt_kernel *k = s->hd->kernel;
     const struct gt_section *sec = s->p->sec;
@@ -373,32 +240,33 @@ static void collect(struct session *s)
 
 /* Makes sure that a candidate that skips its work cannot pass (poison.c):
  * 0, -3 when the launch is not worth tuning, -1 on failure; why says. */
-static int check_repeat(struct session *s, char *why, size_t len)
+static int check_repeat(struct gt_session *s, char *why, size_t len)
 {
     struct gt_poison_run run = {.p = s->p, .k = s->hd->kernel, .c = s->c, .signature = s->signature,
-                                .snap = &s->snap, .stream = s->stream, .before = restore, .launch = launch_trial,
-                                .arg = s, .compare = s->compare, .abs_tol = s->abs_tol, .rel_tol = s->rel_tol};
+                                .snap = &s->snap, .stream = s->stream, .before = gt_trial_restore,
+                                .launch = gt_trial_launch, .arg = s, .compare = s->compare,
+                                .abs_tol = s->abs_tol, .rel_tol = s->rel_tol};
     int rc = gt_poison_reference(&run, why, len);
     s->launch_only = rc == GT_POISON_LAUNCH_ONLY;
     return rc < 0 ? -1 : rc == GT_POISON_UNTUNED ? -3 : 0;
 }
 
 /* Runs the original from the saved state and keeps its output. */
-static int reference(struct session *s, char *why, size_t len)
+static int reference(struct gt_session *s, char *why, size_t len)
 {
     struct gt_diff d;
-    run_original(s);
-    CUresult r = restore(s, s->stream);
+    gt_trial_original(s);
+    CUresult r = gt_trial_restore(s, s->stream);
     if (r == CUDA_SUCCESS)
-        r = launch_trial(s, s->stream);
+        r = gt_trial_launch(s, s->stream);
     if (r == CUDA_SUCCESS)
         r = gt.drv.cuStreamSynchronize(s->stream);
     if (r == CUDA_SUCCESS)
         r = gt_snapshot_copy(&s->snap, GT_SNAP_KEEP_REF, s->stream);
     if (r == CUDA_SUCCESS)
-        r = restore(s, s->stream);
+        r = gt_trial_restore(s, s->stream);
     if (r == CUDA_SUCCESS)
-        r = launch_trial(s, s->stream);
+        r = gt_trial_launch(s, s->stream);
     if (r == CUDA_SUCCESS)
         r = gt.drv.cuStreamSynchronize(s->stream);
     if (r != CUDA_SUCCESS) {
@@ -420,14 +288,14 @@ static int reference(struct session *s, char *why, size_t len)
 
 static void task_build(void *arg)
 {
-    struct candidate *c = arg;
+    struct gt_candidate *c = arg;
     double t0 = now();
     gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &c->vj.job);
     c->build_s = now() - t0;
 }
 
 /* Waits for a candidate's build, counting the wait as compile time. */
-static void wait_build(struct session *s, struct gt_pool *pool, struct candidate *c)
+static void wait_build(struct gt_session *s, struct gt_pool *pool, struct gt_candidate *c)
 {
     double t0 = now();
     gt_pool_wait(pool, &c->task);
@@ -458,7 +326,7 @@ static FILE *trials_file(void)
 }
 
 /* A row: e, when known, is the variant's estimate (estimate.c). */
-static void record(const struct session *s, const char *cfgtext, const char *outcome, double us, double build_s,
+static void record(const struct gt_session *s, const char *cfgtext, const char *outcome, double us, double build_s,
                    const struct gt_estimate *e)
 {
     FILE *f = trials_file();
@@ -475,7 +343,7 @@ static void record(const struct session *s, const char *cfgtext, const char *out
 
 /* The loaded variant's estimate into e: e, or NULL (said in the debug log)
  * when it has none. */
-static const struct gt_estimate *estimate(const struct session *s, const struct candidate *c,
+static const struct gt_estimate *estimate(const struct gt_session *s, const struct gt_candidate *c,
                                           const struct gt_variant *v, const struct gt_jit_job *built,
                                           const char *cfgtext, struct gt_estimate *e)
 {
@@ -499,12 +367,12 @@ static void take_build(struct gt_jit_job *dst, struct gt_jit_job *src)
 
 /* Keeps cfg among the best few if it is fast enough, with its build unless
  * that has the watchdog's checks: the winner runs a plain one. */
-static void keep_best(struct session *s, struct candidate *c, double us)
+static void keep_best(struct gt_session *s, struct gt_candidate *c, double us)
 {
-    int at = s->nbest < DEFAULT_REMEASURE ? s->nbest++ : DEFAULT_REMEASURE - 1;
-    if (at == DEFAULT_REMEASURE - 1 && s->nbest == DEFAULT_REMEASURE && s->best[at].cfg && us >= s->best[at].us)
+    int at = s->nbest < GT_SESSION_BEST ? s->nbest++ : GT_SESSION_BEST - 1;
+    if (at == GT_SESSION_BEST - 1 && s->nbest == GT_SESSION_BEST && s->best[at].cfg && us >= s->best[at].us)
         return;
-    struct best *b = &s->best[at];
+    struct gt_session_best *b = &s->best[at];
     free(b->cfg);
     gt_jit_job_clear(&b->built);
     size_t n = s->p->space->ndims;
@@ -516,150 +384,10 @@ static void keep_best(struct session *s, struct candidate *c, double us)
     if (c->rebuild && c->vj.job.ok && !c->vj.job.watchdog)
         take_build(&b->built, &c->vj.job);
     for (int i = at; i > 0 && s->best[i].us < s->best[i - 1].us; i--) {
-        struct best t = s->best[i];
+        struct gt_session_best t = s->best[i];
         s->best[i] = s->best[i - 1];
         s->best[i - 1] = t;
     }
-}
-
-/* A trial that stopped at its deadline: it ran `us` (-1 if unknown). */
-static enum gt_trial_status aborted(struct session *s, const char *cfgtext, double us, double *out)
-{
-    double budget = s->budget_ns / 1e3;
-    s->aborted++;
-    *out = us > 0 ? us : budget;
-    gt_debug("kernel %s: '%s' cut short at its deadline: stopped after %.1f us, budget %.1f us (%.2fx)", s->p->shown,
-             cfgtext, *out, budget, *out / budget);
-    return GT_TRIAL_ABORTED;
-}
-
-/* The shim's own copies around a variant's launch, which run mode makes at
- * every launch: its module variables in and the writable ones back. */
-static CUresult mirror_both(void *arg, CUstream stream)
-{
-    const struct session *s = arg;
-    gt_variant_mirror(s->running, stream, 0, 0);
-    gt_variant_mirror(s->running, stream, 0, 1);
-    return CUDA_SUCCESS;
-}
-
-/* What the copies cost a launch of the running variant, in us. */
-static double mirror_cost(struct session *s)
-{
-    if (!s->running || !s->running->nvars)
-        return 0;
-    double us = gt_timer_events(mirror_both, s, s->stream, 3);
-    return us > 0 ? us : 0;
-}
-
-/* Makes c's configuration the one trials launch: a loaded variant v, or the
- * application's own function with launch-time knobs. */
-static void run_candidate(struct session *s, const struct candidate *c, struct gt_variant *v)
-{
-    s->running = c->rebuild ? v : NULL;
-    s->knobs = c->knobs;
-    s->wd = 0;
-    if (c->rebuild)
-        watch(s, v, c->cfg, c->may_cut);
-}
-
-/* Times a candidate that ran once and matched the reference: its median
- * over the repetitions, with what run mode adds to each launch of it. */
-static enum gt_trial_status time_candidate(struct session *s, const char *cfgtext, double *us)
-{
-    double t[64];
-    CUresult r;
-    s->fresh = 1;
-    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, s->repeat < 64 ? s->repeat : 64, t, &r);
-    if (n > 0 && cut_short(s))
-        return aborted(s, cfgtext, gt_median(t, n), us);
-    if (n <= 0) {
-        gt_debug("kernel %s: '%s' could not be timed: %s", s->p->shown, cfgtext,
-                 r != CUDA_SUCCESS ? gt_cu_error(r) : "no time was read");
-        return GT_TRIAL_INVALID;
-    }
-    *us = gt_median(t, n) + mirror_cost(s);
-    return GT_TRIAL_OK;
-}
-
-/* Compares the last run's output with the reference: 0 when it matches,
- * 1 when it differs (said unless quiet), -1 when it could not be compared. */
-static int check_output(struct session *s, const char *cfgtext, int quiet)
-{
-    char why[1024];
-    struct gt_diff d;
-    if (gt_snapshot_compare(&s->snap, s->compare, s->abs_tol, s->rel_tol, s->stream, &d, why, sizeof why) != 0) {
-        gt_warn("kernel %s: %s", s->p->shown, why);
-        return -1;
-    }
-    if (d.buffer < 0)
-        return 0;
-    s->verify_failures++;
-    if (!quiet)
-        gt_info("kernel %s: '%s' computes another result: buffer %d (%.1f MiB at 0x%llx) differs first at "
-                "element %llu, %llu elements in all",
-                s->p->shown, cfgtext, d.buffer, s->snap.v[d.buffer].size / 1048576.0,
-                (unsigned long long)s->snap.v[d.buffer].base, d.index, d.count);
-    return 1;
-}
-
-/* Loads a rebuilt candidate: v from the build, with the watchdog's checks
- * when it has them, and plain from the same code without them when there
- * is one.  0, or -1 with why. */
-static int load_candidate(struct session *s, const struct candidate *c, const struct gt_jit_job *built,
-                          struct gt_variant *v, struct gt_variant *plain, char *why, size_t len)
-{
-    if (gt_plan_load(s->p, s->hd, &c->knobs, built, v, why, len) != 0)
-        return -1;
-    if (!built->plain)
-        return 0;
-    struct gt_jit_job view = *built;
-    view.cubin = built->plain;
-    view.cubin_size = built->plain_size;
-    if (gt_plan_load(s->p, s->hd, &c->knobs, &view, plain, why, len) != 0) {
-        gt_debug("kernel %s: its build without the watchdog's checks does not load (%s); timed with them", s->p->shown,
-                 why);
-        memset(plain, 0, sizeof *plain);
-    }
-    return 0;
-}
-
-/* Runs a candidate under the watchdog once, then, unless that was cut
- * short, runs what run mode would (the build without checks when there is
- * one), checks its output and times it. */
-static enum gt_trial_status run_trial(struct session *s, const struct candidate *c, struct gt_variant *v,
-                                      struct gt_variant *plain, const char *cfgtext, int quiet, const char **outcome,
-                                      double *us)
-{
-    double t[1], first = -1;
-    CUresult r;
-    run_candidate(s, c, v);
-    s->fresh = 1;
-    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
-    if (r == CUDA_SUCCESS && cut_short(s))
-        return aborted(s, cfgtext, n > 0 ? t[0] : -1, us);
-    if (r == CUDA_SUCCESS && plain->module) {
-        first = n > 0 ? t[0] : -1;
-        s->running = plain;
-        s->wd = 0; /* never cut: the run above was not */
-        gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, 1, t, &r);
-    }
-    if (r != CUDA_SUCCESS) {
-        gt_debug("kernel %s: '%s' failed to run: %s", s->p->shown, cfgtext, gt_cu_error(r));
-        return GT_TRIAL_INVALID;
-    }
-    int differs = check_output(s, cfgtext, quiet);
-    if (differs) {
-        *outcome = differs > 0 ? "wrong" : "failed";
-        return GT_TRIAL_INVALID;
-    }
-    enum gt_trial_status st = time_candidate(s, cfgtext, us);
-    if (st == GT_TRIAL_OK && first > 0 && fabs(first / *us - 1) > SKEW) {
-        s->skewed++;
-        gt_debug("kernel %s: '%s' ran %.1f us with the watchdog's checks, %.1f us without", s->p->shown, cfgtext,
-                 first, *us);
-    }
-    return st;
 }
 
 /* Loads, checks and times one candidate: GT_TRIAL_OK with its median in
@@ -667,8 +395,8 @@ static enum gt_trial_status run_trial(struct session *s, const struct candidate 
  * a candidate measured again, neither logged nor recorded.  A
  * configuration of launch-time knobs alone runs the application's own
  * function, as run mode does. */
-static enum gt_trial_status trial(struct session *s, struct candidate *c, const struct gt_jit_job *built, int quiet,
-                                  double *us)
+static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, const struct gt_jit_job *built,
+                                  int quiet, double *us)
 {
     char why[1024], cfgtext[512];
     struct gt_variant v = {0}, plain = {0};
@@ -677,7 +405,7 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
     *us = -1;
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
     if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
-        (c->rebuild && load_candidate(s, c, built, &v, &plain, why, sizeof why) != 0)) {
+        (c->rebuild && gt_trial_load(s, c, built, &v, &plain, why, sizeof why) != 0)) {
         gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
         if (!quiet)
             record(s, cfgtext, "invalid", -1, c->build_s, NULL);
@@ -685,12 +413,12 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
     }
     struct gt_estimate est;
     const struct gt_estimate *e = !quiet && trials_file() ? estimate(s, c, &v, built, cfgtext, &est) : NULL;
-    enum gt_trial_status st = run_trial(s, c, &v, &plain, cfgtext, quiet, &outcome, us);
+    enum gt_trial_status st = gt_trial_run(s, c, &v, &plain, cfgtext, quiet, &outcome, us);
     if (st != GT_TRIAL_INVALID)
         outcome = st == GT_TRIAL_OK ? "ok" : "cut";
     if (!quiet)
         record(s, cfgtext, outcome, *us, c->build_s, e);
-    run_original(s);
+    gt_trial_original(s);
     if (c->rebuild) {
         gt_variant_unload(&v);
         gt_variant_unload(&plain);
@@ -700,7 +428,7 @@ static enum gt_trial_status trial(struct session *s, struct candidate *c, const 
 }
 
 /* A candidate the strategy only wants estimated: built and loaded, not run. */
-static void estimate_only(struct session *s, struct candidate *c)
+static void estimate_only(struct gt_session *s, struct gt_candidate *c)
 {
     char why[1024], cfgtext[512];
     struct gt_variant v = {0};
@@ -738,7 +466,7 @@ static struct gt_pool *build_pool(void)
 }
 
 /* What the watchdog's instrumentation did, once per session, at debug level. */
-static void describe_checks(struct session *s, const struct gt_jit_job *job)
+static void describe_checks(struct gt_session *s, const struct gt_jit_job *job)
 {
     if (s->noted || !job->watchdog || !job->watch.note[0])
         return;
@@ -748,7 +476,7 @@ static void describe_checks(struct session *s, const struct gt_jit_job *job)
 }
 
 /* Tries (or estimates) one candidate and tells the strategy. */
-static void try_candidate(struct session *s, struct candidate *c, double deadline)
+static void try_candidate(struct gt_session *s, struct gt_candidate *c, double deadline)
 {
     double us = -1;
     if (c->estimate) {
@@ -769,16 +497,16 @@ static void try_candidate(struct session *s, struct candidate *c, double deadlin
 }
 
 /* The strategy's proposals, built ahead on the pool, then tried in turn. */
-static void search(struct session *s, long budget, double deadline)
+static void search(struct gt_session *s, long budget, double deadline)
 {
     struct gt_pool *pool = build_pool();
-    struct candidate batch[BATCH];
+    struct gt_candidate batch[BATCH];
     size_t n = s->p->space->ndims;
     int more = 1;
     while (more && s->trials < budget && now() < deadline) {
         int nb = 0, ntrials = 0;
         for (; nb < BATCH && s->trials + ntrials < budget; nb++) {
-            struct candidate *c = &batch[nb];
+            struct gt_candidate *c = &batch[nb];
             memset(c, 0, sizeof *c);
             int got = (c->cfg = calloc(n + 1, sizeof *c->cfg)) ? gt_strategy_next(s->strategy, c->cfg) : 0;
             if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
@@ -811,7 +539,7 @@ static void search(struct session *s, long budget, double deadline)
             }
         }
         for (int i = 0; i < nb; i++) {
-            struct candidate *c = &batch[i];
+            struct gt_candidate *c = &batch[i];
             wait_build(s, pool, c);
             describe_checks(s, &c->vj.job);
             try_candidate(s, c, deadline);
@@ -823,10 +551,10 @@ static void search(struct session *s, long budget, double deadline)
 
 /* The best few as they will run: built without the watchdog's checks,
  * in parallel. */
-static void build_plain(struct session *s)
+static void build_plain(struct gt_session *s)
 {
     struct gt_pool *pool = build_pool();
-    struct candidate c[DEFAULT_REMEASURE];
+    struct gt_candidate c[GT_SESSION_BEST];
     for (int i = 0; i < s->nbest; i++) {
         memset(&c[i], 0, sizeof c[i]);
         gt_plan_knobs(s->p, s->best[i].cfg, &c[i].knobs, &c[i].rebuild);
@@ -848,20 +576,20 @@ static void build_plain(struct session *s)
 /* The best few and the original once more, side by side: the fastest wins,
  * if it beats the original by MIN_GAIN.  Returns the index in s->best of
  * the winner, -1 for the original; *baseline gets the original's time. */
-static int remeasure(struct session *s, double *baseline)
+static int remeasure(struct gt_session *s, double *baseline)
 {
     double us[64];
     CUresult r;
     int reps = s->repeat < 64 ? s->repeat : 64, winner = -1;
     build_plain(s);
-    run_original(s);
+    gt_trial_original(s);
     double t0 = now();
-    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, reps, us, &r);
+    int n = gt_timer_measure(&s->timer, gt_trial_restore, gt_trial_launch, s, s->stream, reps, us, &r);
     s->t_run += now() - t0;
     *baseline = n > 0 ? gt_median(us, n) : s->base_us;
     double best = *baseline * (1 - MIN_GAIN);
     for (int i = 0; i < s->nbest; i++) {
-        struct candidate c = {.cfg = s->best[i].cfg};
+        struct gt_candidate c = {.cfg = s->best[i].cfg};
         double t;
         gt_plan_knobs(s->p, c.cfg, &c.knobs, &c.rebuild);
         if (trial(s, &c, &s->best[i].built, 1, &t) == GT_TRIAL_OK && t < best) {
@@ -876,7 +604,7 @@ static int remeasure(struct session *s, double *baseline)
 /* Writes the outcome to the cache file (under its lock, merged with what
  * other processes wrote); returns its index among the plan's cached
  * entries, for the guard's verdict, or -1. */
-static long persist(struct session *s, const char *signature, const char *config, double best_us, double base_us)
+static long persist(struct gt_session *s, const char *signature, const char *config, double best_us, double base_us)
 {
     char when[32], err[1024];
     time_t t = time(NULL);
@@ -901,25 +629,26 @@ static long persist(struct session *s, const char *signature, const char *config
 
 /* Seconds spent in the snapshot, and running and checking kernels without
  * the restores that preceded each run. */
-static double snapshot_seconds(const struct session *s)
+static double snapshot_seconds(const struct gt_session *s)
 {
     return s->t_save + s->t_restore * (double)(s->restores + 1);
 }
 
-static double trial_seconds(const struct session *s)
+static double trial_seconds(const struct gt_session *s)
 {
     double t = s->t_run - s->t_restore * (double)s->restores;
     return t > 0 ? t : 0;
 }
 
-static void remember(struct session *s, const char *signature, const char *config, double base_us, double best_us,
+static void remember(struct gt_session *s, const char *signature, const char *config, double base_us, double best_us,
                      double seconds)
 {
     struct gt_session_result *r = calloc(1, sizeof *r);
     if (!r)
         return;
-    *r = (struct gt_session_result){.kernel = strdup(s->p->shown), .signature = strdup(signature), .config = strdup(config),
-                         .strategy = strdup(gt_strategy_name(s->strategy)), .baseline_us = base_us, .best_us = best_us,
+    *r = (struct gt_session_result){.kernel = strdup(s->p->shown), .signature = strdup(signature),
+                         .config = strdup(config), .strategy = strdup(gt_strategy_name(s->strategy)),
+                         .baseline_us = base_us, .best_us = best_us,
                          .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
                          .aborted = s->aborted,
                          .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds,
@@ -928,7 +657,7 @@ static void remember(struct session *s, const char *signature, const char *confi
     gt.tune.results = r;
 }
 
-static void session_free(struct session *s)
+static void session_free(struct gt_session *s)
 {
     for (int i = 0; i < s->nbest; i++) {
         free(s->best[i].cfg);
@@ -942,19 +671,20 @@ static void session_free(struct session *s)
 }
 
 /* The original's median time, the first deadlines' base; -1 if unknown. */
-static double measure_original(struct session *s)
+static double measure_original(struct gt_session *s)
 {
     double us[64], t0 = now();
     CUresult r;
-    run_original(s);
-    int n = gt_timer_measure(&s->timer, restore, launch_trial, s, s->stream, s->repeat < 64 ? s->repeat : 64, us, &r);
+    gt_trial_original(s);
+    int reps = s->repeat < 64 ? s->repeat : 64;
+    int n = gt_timer_measure(&s->timer, gt_trial_restore, gt_trial_launch, s, s->stream, reps, us, &r);
     s->t_run += now() - t0;
     return n > 0 ? gt_median(us, n) : -1;
 }
 
 /* Everything up to the reference and the original's time; -1 with why
  * (-2: the original itself fails; -3: not worth tuning). */
-static int prepare(struct session *s, char *why, size_t len)
+static int prepare(struct gt_session *s, char *why, size_t len)
 {
     CUresult r = gt.drv.cuCtxSynchronize();
     if (r == CUDA_SUCCESS)
@@ -1021,7 +751,7 @@ static uint64_t seed_for(const char *kernel, const char *signature)
 int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                     const char *signature, CUresult *r)
 {
-    struct session s = {.p = p, .hd = hd, .c = c, .signature = signature};
+    struct gt_session s = {.p = p, .hd = hd, .c = c, .signature = signature};
     struct gt_plan_launch env; /* the strategy's: constraints reading the launch hold for every proposal */
     const struct gt_settings *st = gt_plan_settings(p);
     long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
@@ -1075,7 +805,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
                 winner >= 0 ? config : "the original", best, baseline, baseline / best);
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot; "
                  "%ld trial%s ran over %.0f%% off their time with the watchdog's checks", p->shown, s.t_compile,
-                 trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s", SKEW * 100);
+                 trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s", GT_TRIAL_SKEW * 100);
         long entry = persist(&s, signature, config, best, baseline);
         remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
         if (winner >= 0) {
