@@ -334,7 +334,7 @@ static void find_worker(struct gt_jit *j)
 {
     Dl_info self;
     char err[PATH_MAX + 128];
-    if (!dladdr((void *)gt_builder_open, &self) || !self.dli_fname)
+    if (!dladdr((void *)gt_plan_builder_open, &self) || !self.dli_fname)
         gt_debug("cannot tell where libgputune.so is; NVRTC runs in this process");
     else if (gt_rtcw_find(self.dli_fname, "gputune", j->worker, sizeof j->worker, err, sizeof err) != 0)
         gt_debug("%s; NVRTC runs in this process", err);
@@ -356,7 +356,7 @@ static void open_builder(void)
         gt.run.have_store = 1;
 }
 
-void gt_builder_open(void)
+void gt_plan_builder_open(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, open_builder);
@@ -442,7 +442,7 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
     struct gt_variant_job vj;
     struct gt_key key;
     memset(&vj, 0, sizeof vj);
-    gt_builder_open();
+    gt_plan_builder_open();
     /* A configuration from the cache: its cubin is in the store, nothing to compile. */
     if (ch->cubin[0] && gt.run.have_store && gt_key_parse(ch->cubin, &key) == 0 &&
         gt_jit_from_store(&gt.run.store, key, &vj.job)) {

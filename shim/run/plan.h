@@ -95,6 +95,6 @@ int gt_plan_runs(const struct gt_choice *ch);
 long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e);
 void gt_plan_mark_done(struct gt_plan *p, uint64_t sig);
 int gt_plan_is_done(const struct gt_plan *p, uint64_t sig);
-void gt_builder_open(void);
+void gt_plan_builder_open(void);
 
 #endif

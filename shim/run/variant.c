@@ -52,7 +52,7 @@ static CUresult apply_knobs(CUfunction fn, const struct gt_knobs *knobs)
 }
 
 /* The module the original kernel lives in, in the current context. */
-CUmodule gt_original_module(const struct gt_handle *orig)
+CUmodule gt_variant_original(const struct gt_handle *orig)
 {
     CUfunction f = (CUfunction)orig->h;
     CUmodule m = NULL;
@@ -79,7 +79,7 @@ static int pair_variables(struct gt_variant *v, const unsigned char *code, size_
     int n;
     if (gt_modvars(code, size, kernel, arch, &vars, &n) != 0)
         return -1;
-    CUmodule om = n ? gt_original_module(orig) : NULL;
+    CUmodule om = n ? gt_variant_original(orig) : NULL;
     int rc = n && (!om || !(v->vars = calloc((size_t)n, sizeof *v->vars))) ? -1 : 0;
     for (int i = 0; rc == 0 && i < n; i++)
         pair_variable(v, om, vars[i].name, vars[i].writable);

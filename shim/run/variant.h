@@ -27,6 +27,6 @@ int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size
                     const struct gt_handle *orig, const struct gt_knobs *knobs, int arch, char *err, size_t errlen);
 void gt_variant_mirror(const struct gt_variant *v, CUstream s, int per_thread, int back);
 void gt_variant_unload(struct gt_variant *v);
-CUmodule gt_original_module(const struct gt_handle *orig);
+CUmodule gt_variant_original(const struct gt_handle *orig);
 
 #endif

@@ -66,7 +66,7 @@ static void detail(struct gt_kernel *k, const char *shown)
     n += (size_t)snprintf(buf + n, sizeof buf - n, "kernel %s: via CUfunction=%lu CUkernel=%lu;", shown,
                           launches(k, -1, GT_HANDLE_FUNCTION), launches(k, -1, GT_HANDLE_KERNEL));
     for (int e = 0; e < GT_NENTRIES && n < sizeof buf; e++)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, " %s=%lu", gt_entry_name(e), launches(k, e, -1));
+        n += (size_t)snprintf(buf + n, sizeof buf - n, " %s=%lu", gt_reg_entry_name(e), launches(k, e, -1));
     pthread_mutex_lock(&k->lock);
     int np = atomic_load(&k->nparams);
     if (n < sizeof buf)

@@ -26,7 +26,7 @@ static const char *const entry_names[GT_NENTRIES] = {
     "cuLaunchKernelEx_ptsz", "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz",
 };
 
-const char *gt_entry_name(enum gt_entry e)
+const char *gt_reg_entry_name(enum gt_entry e)
 {
     return entry_names[e];
 }

@@ -96,6 +96,6 @@ struct gt_handle *gt_reg_adopt(void *h);
 void gt_reg_learn_params(struct gt_handle *hd);
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags);
 void gt_reg_note_setting(void *h, int attr, int value, int device);
-const char *gt_entry_name(enum gt_entry e);
+const char *gt_reg_entry_name(enum gt_entry e);
 
 #endif

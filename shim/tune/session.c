@@ -206,7 +206,7 @@ static void add_variables(struct gt_session *s)
     const unsigned char *code = k->image ? gt_image_code(k->image, &size) : NULL;
     struct gt_modvar *vars;
     int n;
-    CUmodule m = code ? gt_original_module(s->hd) : NULL;
+    CUmodule m = code ? gt_variant_original(s->hd) : NULL;
     if (!m || gt_modvars(code, size, k->name, s->p->arch.sm, &vars, &n) != 0)
         return;
     for (int i = 0; i < n; i++) {
@@ -454,7 +454,7 @@ static void estimate_only(struct gt_session *s, struct gt_candidate *c)
 /* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session. */
 static void start_pool(void)
 {
-    gt_builder_open();
+    gt_plan_builder_open();
     gt_pool_start(&gt.tune.pool, gt_pool_jobs());
 }
 
