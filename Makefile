@@ -19,17 +19,21 @@ else
 NOUNDEF   := -Wl,-z,defs
 endif
 
+# The layers, lowest first (ARCHITECTURE.md): a file uses only its own folder and those before it.
+# The lower ones hold no process-wide state and are shared by the shim, the tool and unit tests.
+CORE_DIRS := shim/base shim/devcode policy shim/cache shim/compile
+SHIM_DIRS := shim shim/track shim/run shim/tune shim/launch shim/intercept shim/top
+LAYERS    := $(CORE_DIRS) $(SHIM_DIRS)
+
 CFLAGS    := -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -D_GNU_SOURCE -MMD -MP \
-             -Iinclude -Ishim -Ipolicy -I$(CUDA_HOME)/include $(SAN)
+             -Iinclude $(addprefix -I,$(LAYERS)) -I$(CUDA_HOME)/include $(SAN)
 NVFLAGS   := -O2 -lineinfo
 CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
 RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
 
-# Modules with no process-wide state: shared by the shim, the tool and unit tests.
-CORE      := errmsg env map memtrack hash fatbin image demangle pool store jit rtcworker watchdog arena decompress ptxlex strtab ptx ptxcost ptxreads cubin elfscan devcode imageptx recipe cachefile modvars sidefx
-CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
+CORE_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(addsuffix /*.c,$(filter shim/%,$(CORE_DIRS)))))
 CORE_LIBS := -l:libinih.a -ldl -lpthread -lelf -llz4 -lzstd -lm
-SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c))) $(BUILD)/shim/devkernels_ptx.o
+SHIM_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(addsuffix /*.c,$(SHIM_DIRS)))) $(BUILD)/shim/tune/devkernels_ptx.o
 
 UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
@@ -55,22 +59,22 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
 
 # The shim's own device code, as a PTX string in the library.
-$(BUILD)/shim/devkernels.ptx: shim/devkernels.cu
+$(BUILD)/shim/tune/devkernels.ptx: shim/tune/devkernels.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -ptx -arch=compute_75 $< -o $@
 
-$(BUILD)/shim/devkernels_ptx.c: $(BUILD)/shim/devkernels.ptx
+$(BUILD)/shim/tune/devkernels_ptx.c: $(BUILD)/shim/tune/devkernels.ptx
 	{ cat $<; printf '\0'; } > $@.nul
 	$(CUDA_HOME)/bin/bin2c --const --name gt_devkernels_ptx $@.nul > $@
 
-$(BUILD)/shim/devkernels_ptx.o: $(BUILD)/shim/devkernels_ptx.c
+$(BUILD)/shim/tune/devkernels_ptx.o: $(BUILD)/shim/tune/devkernels_ptx.c
 	$(CC) $(CFLAGS) -include stdint.h -fvisibility=hidden -c $< -o $@
 
 $(BUILD)/libgtcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a shim/versions.map
-	$(CC) -shared $(SAN) $(NOUNDEF) -Wl,--version-script=shim/versions.map -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a \
+$(BUILD)/libgputune.so: $(SHIM_OBJ) $(BUILD)/libgtcore.a shim/intercept/versions.map
+	$(CC) -shared $(SAN) $(NOUNDEF) -Wl,--version-script=shim/intercept/versions.map -o $@ $(SHIM_OBJ) $(BUILD)/libgtcore.a \
 	    $(CORE_LIBS)
 
 # Unit tests: one C file each, linked with the core modules only.
@@ -252,4 +256,4 @@ clean:
 include tools/rules.mk
 include policy/rules.mk
 
--include $(wildcard $(BUILD)/shim/*.d $(BUILD)/tests/*.d $(BUILD)/tests/helpers/*.d)
+-include $(wildcard $(BUILD)/shim/*.d $(BUILD)/shim/*/*.d $(BUILD)/tests/*.d $(BUILD)/tests/helpers/*.d)

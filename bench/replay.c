@@ -19,7 +19,7 @@
  * it.
  *
  * Each strategy (every name of strategy.c's table, then auto) is driven as
- * shim/session.c's search() drives it, with the policy's settings for
+ * shim/tune/session.c's search() drives it, with the policy's settings for
  * sm_90: batches of up to 16 proposals (-1: run what it has), each trial's
  * time read from the landscape, rows other than `ok` (and configurations
  * the landscape lacks) reported invalid, the watchdog simulated (a trial
@@ -57,8 +57,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BATCH 16              /* proposals compiled ahead, as in shim/session.c */
-#define DEFAULT_REPEAT 5      /* timed runs of a trial after its first, as in shim/session.c */
+#define BATCH 16              /* proposals compiled ahead, as in shim/tune/session.c */
+#define DEFAULT_REPEAT 5      /* timed runs of a trial after its first, as in shim/tune/session.c */
 #define DEFAULT_SEED 0x853c49e6748fea9bULL
 #define DEFAULT_WD_FACTOR 2.0
 #define DEFAULT_WD_FLOOR_MS 0.1
@@ -477,7 +477,7 @@ static double trial(const struct landscape *L, struct gt_strategy *st, const uin
     return cost * 1e-6;
 }
 
-/* One seeded session of strategy name, as shim/session.c's search(). */
+/* One seeded session of strategy name, as shim/tune/session.c's search(). */
 static int simulate(const struct landscape *L, const char *name, uint64_t seed, struct run *r, struct head *h)
 {
     struct gt_settings set = L->sec->set;

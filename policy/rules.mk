@@ -6,7 +6,7 @@
 #   make fuzz-policy            builds libFuzzer targets for the expression and policy
 #                               parsers (clang) and runs each for FUZZ_POLICY_SECONDS (60)
 
-POLICY     := diag expr space policy keys build strategy search_basic search_local search_evolution \
+POLICY     := diag env expr space policy keys build strategy search_basic search_local search_evolution \
               search_predictor search_tree search_pareto search_staged cart
 POLICY_OBJ := $(POLICY:%=$(BUILD)/policy/%.o)
 

@@ -3,7 +3,7 @@
  *
  * First it asks for estimates (GT_NEXT_ESTIMATE: built and loaded, not run)
  * of strategy.sample configurations (default 256, drawn uniformly; the whole
- * space when it is smaller).  From each estimate (shim/estimate.c) come two
+ * space when it is smaller).  From each estimate (shim/tune/estimate.c) come two
  * metrics, higher is better:
  *
  *   efficiency  = 1 / (I x T)

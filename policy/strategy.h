@@ -15,7 +15,7 @@ enum gt_trial_status {
 };
 
 /* What a built variant's resources and PTX say of it before any trial
- * (shim/estimate.c): the inputs of static Pareto pruning. */
+ * (shim/tune/estimate.c): the inputs of static Pareto pruning. */
 struct gt_estimate {
     double instr;          /* dynamic PTX instructions per thread, estimated */
     double regions;        /* 1 + the points where a thread waits (loads' first uses, barriers) */

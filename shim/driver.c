@@ -6,7 +6,7 @@
  * exact ABI name.  If there is none, the shim stays inert and the
  * application sees exactly what it would see without it. */
 #include "state.h"
-#include "interpose.h"
+#include "elfsym.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -23,13 +23,12 @@ static void open_once(void)
         return;
     }
     gt.drv.handle = h;
-#define GT_HOOK(name, type) gt.drv.name = (type)gt_real_dlsym(h, #name);
+#define GT_HOOK(name, type) gt.drv.name = (type)gt_elfsym_dlsym(h, #name);
 #define GT_USE(name, type) \
-    if (!(gt.drv.name = (type)gt_real_dlsym(h, #name)) && !gt.drv.lacks) gt.drv.lacks = #name;
+    if (!(gt.drv.name = (type)gt_elfsym_dlsym(h, #name)) && !gt.drv.lacks) gt.drv.lacks = #name;
 #include "driver.def"
 #undef GT_HOOK
 #undef GT_USE
-    gt_interpose_build();
     int version = 0;
     if (gt.drv.cuDriverGetVersion)
         gt.drv.cuDriverGetVersion(&version);

@@ -3,17 +3,22 @@
  * Every message of the shim goes through gt_log(): one line, prefixed with
  * "gputune[pid]" and the level, written with a single write() so that lines
  * of concurrent threads (and of processes sharing GPUTUNE_LOG_FILE, opened
- * with O_APPEND) never interleave. */
-#include "state.h"
+ * with O_APPEND) never interleave.  Its settings live in the state (gt.log),
+ * handed over once by gt_log_open(); until then, warnings and errors go to
+ * stderr. */
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
+static const struct gt_log defaults = {.level = GT_LOG_WARN, .fd = STDERR_FILENO};
+static const struct gt_log *_Atomic current = &defaults;
 
 /* Expands "%p" in a GPUTUNE_LOG_FILE path to the process id, so that the
  * processes of one job (MPI ranks, data-loader workers) can log apart. */
@@ -35,6 +40,7 @@ void gt_log_open(struct gt_log *log, int level, const char *path)
 {
     log->level = level;
     log->fd = STDERR_FILENO;
+    atomic_store_explicit(&current, log, memory_order_release);
     if (!path || !*path)
         return;
     char name[4096];
@@ -49,7 +55,7 @@ void gt_log_open(struct gt_log *log, int level, const char *path)
 
 int gt_log_enabled(int level)
 {
-    return level <= gt.log.level;
+    return level <= atomic_load_explicit(&current, memory_order_acquire)->level;
 }
 
 void gt_log(int level, const char *fmt, ...)
@@ -67,7 +73,7 @@ void gt_log(int level, const char *fmt, ...)
     if (len > sizeof line - 2)
         len = sizeof line - 2;
     line[len++] = '\n';
-    ssize_t w = write(gt.log.fd, line, len);
+    ssize_t w = write(atomic_load_explicit(&current, memory_order_acquire)->fd, line, len);
     (void)w; /* nowhere left to report a failing log */
     errno = saved_errno;
 }

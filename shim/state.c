@@ -1,24 +1,34 @@
 /* state.c: the one global of the shim and its start-up.
  *
- * Everything the shim remembers lives in `gt`.  gt_init() reads the
- * environment once, from the library constructor or from whichever hook runs
- * first (another preloaded library may call dlsym before our constructor);
- * it never touches the driver, so a process that never uses CUDA pays only
- * for reading the GPUTUNE_* variables (env.c). */
+ * Everything the shim remembers lives in `gt`, ready before any code runs
+ * (static initializers: a hook may run before any constructor).  gt_init()
+ * reads the environment once (env.c), from the library constructor or from
+ * whichever hook runs first (another preloaded library may call dlsym
+ * before our constructor); it never touches the driver, so a process that
+ * never uses CUDA pays only for reading the GPUTUNE_* variables. */
 #include "state.h"
 
-#include "forks.h"
 #include "gputune.h"
-#include "interpose.h"
-#include "report.h"
 
 #include <pthread.h>
 #include <unistd.h>
 
+#define MAP_INIT {.lock = PTHREAD_MUTEX_INITIALIZER}
+
 struct gt_state gt = {
     .mode = GT_MODE_RUN,
     .log = {.level = GT_LOG_WARN, .fd = 2},
-    .app = {.lock = PTHREAD_MUTEX_INITIALIZER},
+    .track = {
+        .reg = {.lock = PTHREAD_MUTEX_INITIALIZER, .handles = MAP_INIT, .owners = MAP_INIT, .by_key = MAP_INIT},
+        .mem = {.lock = PTHREAD_RWLOCK_INITIALIZER},
+        .rtc = {.lock = PTHREAD_MUTEX_INITIALIZER, .live = MAP_INIT},
+    },
+    .tune = {
+        .ser = {.lock = PTHREAD_MUTEX_INITIALIZER},
+        .records = {.lock = PTHREAD_MUTEX_INITIALIZER},
+        .devk_lock = PTHREAD_MUTEX_INITIALIZER,
+    },
+    .launch = {.lock = PTHREAD_MUTEX_INITIALIZER},
 };
 
 const char *gt_mode_name(enum gt_mode mode)
@@ -47,10 +57,6 @@ static void init_once(void)
     gt_log_open(&gt.log, gt.env.log, gt.env.log_file);
     gt.mode = (enum gt_mode)gt.env.mode;
     say_environment();
-    gt_reg_init(&gt.reg);
-    gt_mem_init(&gt.mem);
-    gt_capture_init(&gt.cap);
-    gt_forks_init();
     gt_debug("libgputune %s loaded, mode %s", GPUTUNE_VERSION, gt_mode_name(gt.mode));
 }
 
@@ -58,26 +64,4 @@ void gt_init(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, init_once);
-}
-
-__attribute__((constructor)) static void gt_constructor(void)
-{
-    gt_init();
-}
-
-GT_EXPORT const char *gputune_version(void)
-{
-    return GPUTUNE_VERSION;
-}
-
-GT_EXPORT const char *gputune_mode(void)
-{
-    gt_init();
-    return gt_mode_name(gt.mode);
-}
-
-__attribute__((destructor)) static void gt_destructor(void)
-{
-    gt_interpose_check_bypass();
-    gt_report_exit();
 }

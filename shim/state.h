@@ -1,28 +1,136 @@
-/* state.h: the one global of the shim (see state.c). */
+/* state.h: the one global of the shim, one part per folder that owns it (see state.c).
+ *
+ * Every mutable thing the shim remembers for the life of the process is
+ * here, so that one file shows it all.  The fields of `gt` itself belong to
+ * this folder; each sub-struct to the folder it is named for: that folder
+ * and higher layers use it, lower ones never.  The parts' types are
+ * declared here, from lower layers' types and pointers, so that this header
+ * includes nothing above it.  Outside `gt` there are only once-flags,
+ * pointers resolved once and thread-locals.  The lower layers (base,
+ * devcode, policy, cache, compile) never touch `gt`: they take what they
+ * work on as arguments. */
 #ifndef GT_STATE_H
 #define GT_STATE_H
 
-#include "apply.h"
-#include "capture.h"
 #include "driver.h"
 #include "env.h"
+#include "jit.h"
 #include "log.h"
+#include "map.h"
 #include "memtrack.h"
-#include "registry.h"
+#include "pool.h"
+#include "store.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 
 #define GT_EXPORT __attribute__((visibility("default")))
 
 enum gt_mode { GT_MODE_OFF, GT_MODE_RUN, GT_MODE_TUNE, GT_MODE_RETUNE };
+
+struct gt_image;
+struct gt_kernel;
+struct gt_handle;
+struct gt_owner;
+struct gt_nvrtc_program;
+struct gt_rtcprog_output;
+struct gt_policy;
+struct gt_cachefile;
+struct gt_session_result;
+struct gt_devk;
+
+/* track/registry.c: every image, module, library and kernel loaded. */
+struct gt_registry {
+    pthread_mutex_t lock;        /* serializes every change */
+    struct gt_map handles;       /* CUfunction / CUkernel -> gt_handle, read lock-free */
+    struct gt_map owners;        /* CUmodule / CUlibrary -> gt_owner */
+    struct gt_map by_key;        /* hash of (image, name) -> gt_kernel chain */
+    struct gt_image *images;
+    struct gt_kernel *kernels;
+    size_t nimages, nkernels;
+    struct gt_handle *dead_handles; /* unloaded, kept: a launch may still hold one */
+    struct gt_owner *dead_owners;
+};
+
+/* track/rtcprog.c: the programs the application compiled with NVRTC. */
+struct gt_rtcprogs {
+    pthread_mutex_t lock;
+    struct gt_map live;                 /* nvrtcProgram -> gt_nvrtc_program */
+    struct gt_nvrtc_program *programs;  /* all, destroyed ones too */
+    struct gt_rtcprog_output *outputs;  /* PTX and cubins taken out of them */
+};
+
+/* shim/track/: what the application loaded, allocated and captures. */
+struct gt_track_state {
+    struct gt_registry reg;
+    struct gt_memtrack mem;   /* the application's allocations (base/memtrack.c) */
+    struct gt_rtcprogs rtc;
+    atomic_int captures;      /* track/capture.c: captures begun and not yet ended, process-wide */
+};
+
+struct gt_force {
+    char *glob;
+    char *config;
+};
+
+/* shim/run/: what every kernel's plan shares, set up once, at the first
+ * kernel that could need it (launch/apply.c), the compilers at the first
+ * build (run/plan.c). */
+struct gt_run_state {
+    int ready;
+    struct gt_policy *policy;   /* GPUTUNE_POLICY, NULL if unset or unusable */
+    struct gt_force *force;     /* GPUTUNE_FORCE */
+    int nforce;
+    char binary[4096];          /* the application, as the cache file names it */
+    char cache_path[4200];      /* its cache file, "" without a cache directory */
+    struct gt_cachefile *cache; /* what the file held at start */
+    int guard;                  /* GPUTUNE_GUARD: applied configurations are checked (guard.c) */
+    struct gt_jit jit;
+    struct gt_store store;
+    int have_store;
+};
+
+/* shim/tune/: the sessions' shared resources and what they found. */
+struct gt_tune_state {
+    struct {
+        pthread_mutex_t lock;           /* session.c: held for a whole session */
+        atomic_int tuning;
+        atomic_long inflight;           /* launch hooks in progress */
+        pthread_t owner;
+    } ser;                              /* launches wait while a session runs */
+    struct gt_pool pool;                /* session.c: the compile threads, started at the first session */
+    struct gt_session_result *results;  /* session.c: one per session, for the exit table */
+    struct {
+        pthread_mutex_t lock;
+        const char *kernel;
+        double *us;
+        int n, cap;
+    } records;                          /* timing.c: durations of the current kernel's CUPTI records, in order */
+    pthread_mutex_t devk_lock;          /* devk.c: the shim's own kernels, per context */
+    struct gt_devk *devk;
+};
+
+/* shim/launch/: deciding kernels' plans (apply.c). */
+struct gt_launch_state {
+    pthread_mutex_t lock;       /* serializes the decisions */
+};
+
+/* shim/intercept/: what the interposition counts (interpose.c). */
+struct gt_intercept_state {
+    atomic_ulong proc_lookups, proc_replaced; /* cuGetProcAddress */
+};
 
 struct gt_state {
     enum gt_mode mode;
     struct gt_env env; /* the GPUTUNE_* variables, read once at start */
     struct gt_log log;
     struct gt_driver drv;
-    struct gt_registry reg;
-    struct gt_memtrack mem;
-    struct gt_capture cap;
-    struct gt_apply app;
+    struct gt_track_state track;
+    struct gt_run_state run;
+    struct gt_tune_state tune;
+    struct gt_launch_state launch;
+    struct gt_intercept_state intercept;
 };
 
 extern struct gt_state gt;

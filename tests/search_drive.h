@@ -1,5 +1,5 @@
 /* search_drive.h: runs a strategy the way the trial engine does
- * (shim/session.c, search()) over a synthetic landscape, for the strategy
+ * (shim/tune/session.c, search()) over a synthetic landscape, for the strategy
  * unit tests (tests/test_search_*.c).
  *
  * Batches of up to 16 proposals (fewer at the budget; -1 ends a batch, and

@@ -4,7 +4,6 @@
  * that refuses a variant with another layout.  No GPU. */
 #include "cubin.h"
 #include "image.h"
-#include "nvrtc_hooks.h"
 #include "policy.h"
 #include "recipe.h"
 #include "registry.h"

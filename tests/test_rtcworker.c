@@ -1,4 +1,4 @@
-/* test_rtcworker: NVRTC in compiler worker processes (shim/rtcworker.c).
+/* test_rtcworker: NVRTC in compiler worker processes (shim/compile/rtcworker.c).
  * The same PTX, lowered names and logs as in process; one worker per
  * thread, reaped when the thread exits; a worker killed, one answering
  * garbage, one missing: the builds still succeed, in process; malformed

@@ -2,7 +2,7 @@
  *
  * One subcommand is not for people: `rtc-worker FD LIBNVRTC` is the
  * compiler worker libgputune spawns for each thread that builds from source
- * (shim/rtcworker.c), serving NVRTC requests on the socket FD. */
+ * (shim/compile/rtcworker.c), serving NVRTC requests on the socket FD. */
 #include "gputune.h"
 #include "env_cmd.h"
 #include "inspect.h"

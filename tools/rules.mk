@@ -25,13 +25,15 @@ $(DEVCODE_TESTS): tests/fixtures.h
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE -Iinclude -Ishim -Ipolicy -fsanitize=fuzzer,address,undefined \
+FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAYERS)) -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_SRC     := $(wildcard fuzz/fuzz_*.c)
-FUZZ_CORE    := $(addprefix shim/,arena.c decompress.c errmsg.c fatbin.c ptxlex.c strtab.c ptx.c ptxcost.c ptxreads.c cubin.c elfscan.c devcode.c imageptx.c watchdog.c)
+FUZZ_CORE    := $(addprefix shim/base/,arena.c errmsg.c strtab.c) \
+                $(addprefix shim/devcode/,decompress.c fatbin.c ptxlex.c ptx.c ptxcost.c ptxreads.c cubin.c elfscan.c \
+                devcode.c imageptx.c) shim/compile/watchdog.c
 FUZZ_TARGETS := $(patsubst fuzz/%.c,$(FUZZ_DIR)/%,$(FUZZ_SRC))
 
-$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_CORE) $(wildcard shim/*.h)
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_CORE) $(wildcard shim/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_CORE) -o $@ $(CORE_LIBS)
 

@@ -1,0 +1,126 @@
+/* hook_launch.c: kernel launches.
+ *
+ * Every launch entry point, with its per-thread-stream twin, describes the
+ * launch as a gt_call and hands it to launch(): a kernel with a
+ * configuration to apply runs its variant (apply.c), and in tune mode a
+ * launch not yet tuned starts a session (session.c); any other runs as the
+ * application asked.  Only launches the driver accepted are counted, so the
+ * application's errors reach it unchanged.  Cooperative launches and
+ * launches into a capturing stream are counted and marked, and never run a
+ * variant. */
+#include "apply.h"
+#include "capture.h"
+#include "session.h"
+#include "state.h"
+
+static void note(struct gt_handle *hd, const struct gt_call *c, unsigned flags)
+{
+    if (!hd && !(hd = gt_reg_adopt(c->f)))
+        return;
+    if (gt_capture_is_on(c->s, gt_call_per_thread(c)))
+        flags |= GT_LAUNCH_CAPTURED;
+    gt_reg_note_launch(hd, &c->g, c->entry, flags);
+}
+
+static CUresult watched(const struct gt_call *c, unsigned flags)
+{
+    struct gt_handle *hd = gt_reg_lookup(c->f);
+    CUresult r;
+    if (hd && !(flags & GT_LAUNCH_COOPERATIVE) && gt_apply_launch(hd, c, &r))
+        return r;
+    r = gt_call_launch(c, c->f, &c->g);
+    if (r == CUDA_SUCCESS)
+        note(hd, c, flags);
+    return r;
+}
+
+/* In tune mode every launch waits while another thread runs a session. */
+static CUresult launch(const struct gt_call *c, unsigned flags)
+{
+    if (gt.mode == GT_MODE_OFF)
+        return gt_call_launch(c, c->f, &c->g);
+    if (gt.mode == GT_MODE_RUN)
+        return watched(c, flags);
+    gt_session_enter();
+    CUresult r = watched(c, flags);
+    gt_session_leave();
+    return r;
+}
+
+static CUresult launch_plain(PFN_cuLaunchKernel_v4000 real, enum gt_entry e, CUfunction f, unsigned gx, unsigned gy,
+                             unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s,
+                             void **params, void **extra)
+{
+    struct gt_call c = {.entry = e, .real.plain = real, .f = f, .g = {{gx, gy, gz}, {bx, by, bz}, smem}, .s = s,
+                        .params = params, .extra = extra};
+    return launch(&c, 0);
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
+{
+    GT_REQUIRE_DRIVER();
+    return launch_plain(gt.drv.cuLaunchKernel, GT_ENTRY_LAUNCH, f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+}
+
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
+{
+    GT_REQUIRE_DRIVER();
+    return launch_plain(gt.drv.cuLaunchKernel_ptsz, GT_ENTRY_LAUNCH_PTSZ, f, gx, gy, gz, bx, by, bz, smem, s, params,
+                        extra);
+}
+
+static int is_cooperative(const CUlaunchConfig *c)
+{
+    for (unsigned i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && c->attrs[i].value.cooperative)
+            return 1;
+    return 0;
+}
+
+static CUresult launch_ex(PFN_cuLaunchKernelEx_v11060 real, enum gt_entry e, const CUlaunchConfig *cfg,
+                          CUfunction f, void **params, void **extra)
+{
+    struct gt_call c = {.entry = e, .real.ex = real, .f = f, .s = cfg->hStream, .params = params, .extra = extra,
+                        .config = cfg,
+                        .g = {{cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ},
+                              {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ}, cfg->sharedMemBytes}};
+    return launch(&c, is_cooperative(cfg) ? GT_LAUNCH_COOPERATIVE : 0);
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+{
+    GT_REQUIRE_DRIVER();
+    return launch_ex(gt.drv.cuLaunchKernelEx, GT_ENTRY_EX, cfg, f, params, extra);
+}
+
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+{
+    GT_REQUIRE_DRIVER();
+    return launch_ex(gt.drv.cuLaunchKernelEx_ptsz, GT_ENTRY_EX_PTSZ, cfg, f, params, extra);
+}
+
+static CUresult launch_coop(PFN_cuLaunchCooperativeKernel_v9000 real, enum gt_entry e, CUfunction f, unsigned gx,
+                            unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                            CUstream s, void **params)
+{
+    struct gt_call c = {.entry = e, .real.coop = real, .f = f, .g = {{gx, gy, gz}, {bx, by, bz}, smem}, .s = s,
+                        .params = params};
+    return launch(&c, GT_LAUNCH_COOPERATIVE);
+}
+
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned smem, CUstream s, void **params)
+{
+    GT_REQUIRE_DRIVER();
+    return launch_coop(gt.drv.cuLaunchCooperativeKernel, GT_ENTRY_COOP, f, gx, gy, gz, bx, by, bz, smem, s, params);
+}
+
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                        unsigned by, unsigned bz, unsigned smem, CUstream s, void **params)
+{
+    GT_REQUIRE_DRIVER();
+    return launch_coop(gt.drv.cuLaunchCooperativeKernel_ptsz, GT_ENTRY_COOP_PTSZ, f, gx, gy, gz, bx, by, bz, smem,
+                       s, params);
+}

@@ -1,0 +1,386 @@
+/* apply.c: what runs at each launch of a kernel with a plan.
+ *
+ * The first launch of each kernel decides whether it gets a plan
+ * (plan.c): when GPUTUNE_FORCE names it, when the cache file holds entries
+ * for it (its image, this device and driver), or when tune mode may tune
+ * it.  A kernel without a plan costs one atomic load per launch from then
+ * on.  With one, each launch finds the choice for its signature and runs
+ * that variant; in tune mode a signature without one is tuned first
+ * (session.c); in run mode it takes the configuration of the nearest tuned
+ * signature, and says so once.  Where the kernel's constraints read the
+ * launch, allowed.c checks each launch's choice first; guard.c checks each
+ * applied configuration against the original on the application's own
+ * launches, and at exit its verdicts go to the cache file.  Cooperative
+ * launches and launches into a capturing stream always run the original. */
+#include "apply.h"
+#include "arena.h"
+#include "cachefile.h"
+#include "demangle.h"
+#include "allowed.h"
+#include "capture.h"
+#include "direct.h"
+#include "hash.h"
+#include "plan.h"
+#include "session.h"
+#include "state.h"
+#include "trialsafe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- process-wide setup, once, at the first kernel that could need it ---- */
+
+static void parse_force(struct gt_run_state *a, const char *v)
+{
+    char *copy = strdup(v), *save = NULL;
+    for (char *e = copy ? strtok_r(copy, ";", &save) : NULL; e; e = strtok_r(NULL, ";", &save)) {
+        e += strspn(e, " \t");
+        size_t glob = strcspn(e, " \t");
+        if (!*e)
+            continue;
+        struct gt_force *f = realloc(a->force, (size_t)(a->nforce + 1) * sizeof *f);
+        if (!f)
+            break;
+        a->force = f;
+        f[a->nforce].glob = strndup(e, glob);
+        f[a->nforce].config = strdup(e + glob + strspn(e + glob, " \t"));
+        a->nforce++;
+    }
+    free(copy);
+}
+
+static void warn_diags(struct gt_diags *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        char msg[1024];
+        gt_diag_format(&d->v[i], msg, sizeof msg);
+        gt_warn("%s", msg);
+    }
+    gt_diags_clear(d);
+}
+
+/* GPUTUNE_POLICY's files, then GPUTUNE_SET's settings over them. */
+static void load_policy(struct gt_run_state *a)
+{
+    const char *list = gt.env.policy, *set = gt.env.set;
+    int have_list = list && *list, have_set = set && set[strspn(set, " \t")];
+    if (!have_list && !have_set)
+        return;
+    struct gt_diags d = {0};
+    a->policy = gt_policy_new();
+    int r = !a->policy ? -1 : have_list ? gt_policy_load_list(a->policy, list, &d) : 0;
+    warn_diags(&d);
+    if (r < 0) {
+        gt_warn("GPUTUNE_POLICY: cannot read %s; no policy applies", list);
+        gt_policy_free(a->policy);
+        a->policy = NULL;
+        return;
+    }
+    if (have_set && gt_policy_override(a->policy, set, &d) != 0) {
+        warn_diags(&d);
+        gt_warn("GPUTUNE_SET is not applied");
+    }
+}
+
+/* The cache file of this binary, read once; a bad one is said and ignored. */
+static void load_cache(struct gt_run_state *a)
+{
+    char root[PATH_MAX], err[1024];
+    ssize_t n = readlink("/proc/self/exe", a->binary, sizeof a->binary - 1);
+    a->binary[n > 0 ? n : 0] = '\0';
+    if (n <= 0)
+        snprintf(a->binary, sizeof a->binary, "unknown");
+    if (gt_store_default_root(gt.env.cache_dir, root, sizeof root) != 0 ||
+        gt_cache_file(root, a->binary, a->cache_path, sizeof a->cache_path) != 0) {
+        a->cache_path[0] = '\0';
+        return;
+    }
+    if (!(a->cache = calloc(1, sizeof *a->cache)))
+        return;
+    if (gt_cache_load(a->cache, a->cache_path, err, sizeof err) != 0)
+        gt_warn("%s; tuned configurations from it are not used", err);
+    else if (a->cache->n)
+        gt_debug("cache file %s: %zu entries", a->cache_path, a->cache->n);
+}
+
+static void setup(struct gt_run_state *a)
+{
+    const char *force = gt.env.force;
+    a->guard = gt.env.guard;
+    if (force)
+        parse_force(a, force);
+    load_policy(a);
+    load_cache(a);
+    a->ready = 1;
+}
+
+/* ---- deciding a kernel's plan ---- */
+
+static const char *forced_config(struct gt_run_state *a, const char *mangled, const char *demangled)
+{
+    for (int i = 0; i < a->nforce; i++)
+        if (gt_policy_match(a->force[i].glob, mangled, demangled))
+            return a->force[i].config;
+    return NULL;
+}
+
+static int cache_names(const struct gt_run_state *a, const char *kernel)
+{
+    for (size_t i = 0; a->cache && i < a->cache->n; i++)
+        if (strcmp(a->cache->v[i].kernel, kernel) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_original(const struct gt_plan *p, const uint32_t *cfg)
+{
+    for (size_t i = 0; i < p->space->ndims; i++)
+        if (cfg[i] != p->space->dims[i].def)
+            return 0;
+    return 1;
+}
+
+/* The cache's entries for this kernel as the plan sees it, each a choice. */
+static void take_cached(struct gt_run_state *a, struct gt_plan *p)
+{
+    uint64_t image = p->k->image ? gt_image_hash(p->k->image) : 0;
+    for (size_t i = 0; i < a->cache->n; i++) {
+        const struct gt_centry *e = &a->cache->v[i];
+        if (e->image != image || e->arch != p->arch.sm || e->driver != p->driver || strcmp(e->kernel, p->k->name) ||
+            strcmp(e->device, p->device))
+            continue;
+        long at = gt_plan_add_cached(p, e);
+        if (at < 0)
+            break;
+        uint32_t *cfg = calloc(p->space->ndims + 1, sizeof *cfg);
+        char err[512];
+        struct gt_choice *ch = NULL;
+        uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
+        if (!cfg || gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
+            gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
+        else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
+            gt_plan_mark_done(p, sig); /* nothing beat the original, in the trials or in the application */
+        else
+            ch = gt_plan_choose(p, sig, e->signature, cfg, "the cache");
+        if (ch) {
+            snprintf(ch->cubin, sizeof ch->cubin, "%s", e->cubin ? e->cubin : "");
+            ch->time_us = e->time_us;
+            ch->baseline_us = e->baseline_us;
+            ch->entry = at;
+        }
+        free(cfg);
+    }
+}
+
+static int tunable(const struct gt_run_state *a, const struct gt_section *sec)
+{
+    if (gt.mode != GT_MODE_TUNE && gt.mode != GT_MODE_RETUNE)
+        return 0;
+    if (sec)
+        return sec->set.tune != 0;
+    return !a->policy || a->policy->unnamed.unnamed != 0;
+}
+
+static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
+{
+    if (!a->ready)
+        setup(a);
+    if (gt.drv.lacks)
+        return NULL;
+    int tune = gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE;
+    int cached = gt.mode != GT_MODE_RETUNE && cache_names(a, k->name);
+    if (!a->nforce && !cached && !tune)
+        return NULL;
+    char *shown = gt_demangle(k->name);
+    const char *name = shown ? shown : k->name;
+    const char *config = forced_config(a, k->name, name);
+    const struct gt_section *sec = a->policy ? gt_policy_find(a->policy, k->name, name) : NULL;
+    struct gt_plan *p = NULL;
+    struct gt_choice *ch;
+    char err[512];
+    if (sec && sec->errors)
+        gt_warn("kernel %s: its policy section has errors; running the original", name);
+    else if ((config || cached || tunable(a, sec)) && !(p = gt_plan_new(k, name, sec, err, sizeof err)))
+        gt_warn("kernel %s: %s; running the original", name, err);
+    uint32_t *cfg = p && config ? calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
+    if (cfg && gt_plan_parse(p, config, cfg, err, sizeof err) != 0) {
+        gt_warn("kernel %s: configuration '%s' does not fit its space: %s; running the original", name, config, err);
+        gt_plan_free(p);
+        p = NULL;
+    } else if (cfg && (ch = gt_plan_choose(p, 0, NULL, cfg, "GPUTUNE_FORCE")) != NULL) {
+        ch->guarded = 0; /* a configuration tried by hand runs as asked */
+        gt_info("kernel %s: applying configuration '%s' (GPUTUNE_FORCE)", name, config);
+    }
+    free(cfg);
+    if (p && cached)
+        take_cached(a, p);
+    if (p)
+        p->tune = !config && tunable(a, sec) && gt_trialsafe(p);
+    if (p && !p->tune && !p->choices) { /* nothing to run or tune: cached entries where the original won, or dropped */
+        gt_plan_free(p);
+        p = NULL;
+    }
+    free(shown);
+    return p;
+}
+
+static struct gt_plan *plan_of(struct gt_kernel *k)
+{
+    int st = atomic_load_explicit(&k->planned, memory_order_acquire);
+    if (st)
+        return st > 0 ? k->plan : NULL;
+    pthread_mutex_lock(&gt.launch.lock);
+    if (!atomic_load(&k->planned)) {
+        k->plan = decide(&gt.run, k);
+        atomic_store_explicit(&k->planned, k->plan ? 1 : -1, memory_order_release);
+    }
+    pthread_mutex_unlock(&gt.launch.lock);
+    return k->plan;
+}
+
+/* ---- the launch ---- */
+
+/* The nearest tuned signature's configuration for an unseen one (run mode). */
+static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *signature)
+{
+    struct gt_centry key = {.image = p->ncached ? p->cached[0].image : 0, .kernel = p->k->name,
+                            .device = p->device, .arch = p->arch.sm, .signature = (char *)signature};
+    struct gt_cachefile c = {p->cached, p->ncached};
+    const struct gt_centry *e = gt_cache_nearest(&c, &key);
+    struct gt_choice *from = e ? gt_plan_find(p, gt_hash64(e->signature, strlen(e->signature)) | 1) : NULL;
+    struct gt_choice *ch = from ? gt_plan_choose(p, sig, signature, from->cfg, "the nearest tuned signature") : NULL;
+    if (ch) {
+        memcpy(ch->cubin, from->cubin, sizeof ch->cubin);
+        gt_info("kernel %s: launch %s was not tuned; using the configuration tuned for %s ('%s')", p->shown,
+                signature, e->signature, ch->config);
+    }
+    return ch;
+}
+
+/* Runs the variant chosen for this launch, if any.  Returns 1 with the
+ * launch's result in *r when the shim ran it (a variant, or a tuning
+ * session that ends with the launch), 0 when the caller must launch the
+ * original. */
+int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
+{
+    struct gt_plan *p = plan_of(hd->kernel);
+    if (!p || c->entry == GT_ENTRY_COOP || c->entry == GT_ENTRY_COOP_PTSZ ||
+        gt_capture_is_on(c->s, gt_call_per_thread(c)))
+        return 0;
+    if (atomic_load_explicit(&hd->kernel->nparams, memory_order_relaxed) < 0)
+        gt_reg_learn_params(hd);
+    uint64_t sig = 0;
+    char signature[192] = "";
+    int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;
+    if (!any_only && gt_plan_signature(p, c, &sig, signature, sizeof signature) != 0)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    struct gt_choice *ch = gt_plan_find(p, sig);
+    /* A session synchronizes the context, which would break another
+     * thread's stream capture: while one is on, tuning waits. */
+    int tune = !ch && p->tune && !gt_plan_is_done(p, sig) && atomic_load(&gt.track.captures) == 0;
+    if (tune)
+        gt_plan_mark_done(p, sig); /* one session per signature, whichever thread starts it */
+    else if (!ch && p->ncached && !gt_plan_is_done(p, sig)) {
+        ch = nearest(p, sig, signature);
+        if (!ch)
+            gt_plan_mark_done(p, sig);
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (tune)
+        return gt_session_tune(p, hd, c, sig, signature, r);
+    if (ch && p->checks_launch)
+        ch = gt_allowed_choice(p, ch, c, sig, signature);
+    if (ch && gt_plan_runs(ch))
+        return gt_plan_run(p, ch, hd, c, r);
+    gt_direct_restore(hd);
+    return 0;
+}
+
+/* ---- at exit: what the guards measured ---- */
+
+struct guard_sum {
+    int kept, dropped, unchecked;
+    double saved_us, orig_us; /* over the kept configurations' launches */
+    unsigned long launches;
+    struct gt_centry *changed; /* cache entries whose verdict is new */
+    size_t nchanged, capchanged;
+};
+
+static void note_verdict(struct guard_sum *sum, struct gt_plan *p, const struct gt_choice *ch)
+{
+    const struct gt_guard *g = &ch->guard;
+    int v = g->verdict == GT_GUARD_KEPT ? GT_CENTRY_KEPT : GT_CENTRY_DROPPED;
+    double speedup = 1 / g->ratio;
+    if (ch->entry < 0 || (size_t)ch->entry >= p->ncached)
+        return;
+    struct gt_centry *e = &p->cached[ch->entry];
+    if (e->guard == v && fabs(e->guard_speedup - speedup) < 0.05 * speedup)
+        return;
+    if (gt_grow((void **)&sum->changed, &sum->capchanged, sum->nchanged + 1, sizeof *sum->changed) != 0 ||
+        gt_centry_copy(&sum->changed[sum->nchanged], e) != 0)
+        return;
+    sum->changed[sum->nchanged].guard = v;
+    sum->changed[sum->nchanged++].guard_speedup = speedup;
+}
+
+static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
+{
+    pthread_mutex_lock(&p->lock);
+    for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
+        if (!ch->guarded || ch->failed || !atomic_load(&ch->launches))
+            continue;
+        pthread_mutex_lock(&ch->guard.lock);
+        const struct gt_guard *g = &ch->guard;
+        if (g->verdict == GT_GUARD_CHECKING) {
+            sum->unchecked++;
+        } else {
+            note_verdict(sum, p, ch);
+            if (g->verdict == GT_GUARD_DROPPED) {
+                sum->dropped++;
+            } else {
+                unsigned long n = atomic_load(&ch->launches);
+                sum->kept++;
+                sum->launches += n;
+                sum->orig_us += (double)n * g->med[0];
+                sum->saved_us += (double)n * (g->med[0] - g->med[1]);
+            }
+        }
+        pthread_mutex_unlock(&ch->guard.lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Says what the applied configurations did on the application's own
+ * launches and records new verdicts in the cache file. */
+void gt_apply_exit(void)
+{
+    struct guard_sum sum = {0};
+    char err[1024];
+    if (!gt.run.guard)
+        return;
+    pthread_mutex_lock(&gt.track.reg.lock);
+    for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next)
+        if (atomic_load(&k->planned) > 0)
+            sum_plan(&sum, k->plan);
+    pthread_mutex_unlock(&gt.track.reg.lock);
+    if (sum.kept + sum.dropped + sum.unchecked) {
+        char kept[160] = "none measured faster";
+        if (sum.kept)
+            snprintf(kept, sizeof kept, "%d measured faster and kept (%.2fx over their %lu launches, %.1f ms of GPU "
+                     "time saved)", sum.kept, sum.orig_us / (sum.orig_us - sum.saved_us), sum.launches,
+                     sum.saved_us / 1e3);
+        gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "
+                "not faster, %d not judged (too few launches)", sum.kept + sum.dropped + sum.unchecked, kept,
+                sum.dropped, sum.unchecked);
+    }
+    if (sum.nchanged && gt.run.cache_path[0] &&
+        gt_cache_save(gt.run.cache_path, gt.run.binary, sum.changed, sum.nchanged, err, sizeof err) != 0)
+        gt_warn("the verdicts measured on the application's launches are not kept: %s", err);
+    for (size_t i = 0; i < sum.nchanged; i++)
+        gt_centry_clear(&sum.changed[i]);
+    free(sum.changed);
+}

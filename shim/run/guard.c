@@ -1,0 +1,189 @@
+/* guard.c: an applied configuration checked on the application's own launches.
+ *
+ * A trial times a kernel alone, from a restored state, on the session's
+ * stream.  What the application pays for a configuration is measured where
+ * it runs: whatever a variant costs per launch beyond its kernel (module
+ * variables copied in and out, launch-time settings), the caches its
+ * neighbours left, the stream it shares.  So the first launches of every
+ * applied configuration alternate between it and the original (after one
+ * untimed launch of each, in the order ABBA so that a drift in the
+ * application's own pace cancels), each timed by two events on the
+ * application's stream around everything the shim does for that launch.
+ * Nothing waits: the events are read as later launches find them done.
+ * After MIN_EACH of each, a configuration clearly faster (by CLEAR, and by
+ * more than the times' own spread) is kept and one not faster at all is
+ * dropped; anything between is measured up to MAX_EACH of each and kept
+ * only if GAIN faster, and by more than half the spread.  A dropped
+ * configuration gives way to the original for good. */
+#include "guard.h"
+#include "median.h"
+#include "state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WARMUP 2       /* untimed: one launch of each */
+#define MIN_EACH 8
+#define MAX_EACH 32
+#define CLEAR 0.03
+#define GAIN 0.005
+#define NSLOTS (WARMUP + 2 * MAX_EACH)
+
+void gt_guard_init(struct gt_guard *g)
+{
+    memset(g, 0, sizeof *g);
+    pthread_mutex_init(&g->lock, NULL);
+}
+
+/* ABBA after the warm-up: original, configuration, configuration, original. */
+static int runs_variant(int i)
+{
+    if (i < WARMUP)
+        return i & 1;
+    int k = (i - WARMUP) & 3;
+    return k == 1 || k == 2;
+}
+
+static int make_slot(struct gt_guard *g, int i)
+{
+    struct gt_guard_slot *s = &g->slots[i];
+    s->variant = runs_variant(i);
+    s->timed = i >= WARMUP;
+    if (!s->timed)
+        return 0;
+    if (gt.drv.cuEventCreate(&s->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        return -1;
+    if (gt.drv.cuEventCreate(&s->ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+        gt.drv.cuEventDestroy_v2(s->ev[0]);
+        s->ev[0] = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Hands out the next launch to check: returns 1 with *slot, or 0 when this
+ * launch is not checked (a verdict is in, every slot is out, or the launch
+ * is in another context): it runs what the verdict says, or the
+ * configuration while the verdict is pending. */
+int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot)
+{
+    CUcontext ctx = NULL;
+    int got = 0;
+    pthread_mutex_lock(&g->lock);
+    if (g->verdict == GT_GUARD_CHECKING && !g->broken && g->issued < NSLOTS &&
+        gt.drv.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && (!g->ctx || g->ctx == ctx)) {
+        g->ctx = ctx;
+        if (!g->slots && !(g->slots = calloc(NSLOTS, sizeof *g->slots)))
+            g->broken = 1;
+        else if (make_slot(g, g->issued) != 0)
+            g->broken = 1;
+        else {
+            *slot = &g->slots[g->issued++];
+            g->inuse++;
+            got = 1;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return got;
+}
+
+void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thread)
+{
+    if (slot->timed)
+        (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(slot->ev[end], s);
+}
+
+static int add_time(struct gt_guard *g, int variant, double us)
+{
+    if (!g->us[variant] && !(g->us[variant] = malloc(MAX_EACH * sizeof(double))))
+        return -1;
+    if (g->n[variant] < MAX_EACH)
+        g->us[variant][g->n[variant]++] = us;
+    return 0;
+}
+
+/* Reads the slots whose launches finished, in order, without waiting. */
+static void read_done(struct gt_guard *g)
+{
+    while (g->done < g->issued && !g->broken) {
+        struct gt_guard_slot *s = &g->slots[g->done];
+        if (s->timed) {
+            float ms = 0;
+            CUresult r = gt.drv.cuEventQuery(s->ev[1]);
+            if (r == CUDA_ERROR_NOT_READY)
+                return;
+            if (r != CUDA_SUCCESS || gt.drv.cuEventElapsedTime_v2(&ms, s->ev[0], s->ev[1]) != CUDA_SUCCESS ||
+                ms <= 0 || add_time(g, s->variant, ms * 1e3) != 0) {
+                g->broken = 1;
+                return;
+            }
+        }
+        g->done++;
+    }
+}
+
+/* The median of v[0..n) and its spread: the interquartile range over the median. */
+static double median_of(const double *v, int n, double *spread)
+{
+    double t[MAX_EACH];
+    memcpy(t, v, (size_t)n * sizeof *t);
+    double m = gt_median(t, n); /* sorts t */
+    *spread = (t[3 * n / 4] - t[n / 4]) / m;
+    return m;
+}
+
+/* A difference counts only beyond the spread of the times it comes from:
+ * launches that share the GPU with other streams' work time unevenly. */
+static void decide(struct gt_guard *g)
+{
+    int n = g->n[0] < g->n[1] ? g->n[0] : g->n[1];
+    double spread[2];
+    if (n < MIN_EACH)
+        return;
+    g->med[0] = median_of(g->us[0], g->n[0], &spread[0]);
+    g->med[1] = median_of(g->us[1], g->n[1], &spread[1]);
+    g->ratio = g->med[1] / g->med[0];
+    double noise = spread[0] > spread[1] ? spread[0] : spread[1];
+    double clear = noise > CLEAR ? noise : CLEAR, gain = noise / 2 > GAIN ? noise / 2 : GAIN;
+    if (g->ratio <= 1 - clear || (n >= MAX_EACH && g->ratio <= 1 - gain))
+        g->verdict = GT_GUARD_KEPT;
+    else if (g->ratio >= 1 || n >= MAX_EACH)
+        g->verdict = GT_GUARD_DROPPED;
+}
+
+static void release_events(struct gt_guard *g)
+{
+    for (int i = 0; i < g->issued; i++)
+        for (int e = 0; e < 2; e++)
+            if (g->slots[i].ev[e])
+                gt.drv.cuEventDestroy_v2(g->slots[i].ev[e]);
+    free(g->slots);
+    g->slots = NULL;
+}
+
+/* After a launch while the guard is checking: gives back its slot (if it
+ * had one) and reads what finished.  Returns 1 when this call reached the
+ * verdict. */
+int gt_guard_settle(struct gt_guard *g, int had_slot)
+{
+    pthread_mutex_lock(&g->lock);
+    g->inuse -= had_slot;
+    int before = g->verdict;
+    read_done(g);
+    if (g->verdict == GT_GUARD_CHECKING && !g->broken)
+        decide(g);
+    if ((g->verdict != GT_GUARD_CHECKING || g->broken) && g->inuse == 0 && g->slots)
+        release_events(g);
+    int decided = before == GT_GUARD_CHECKING && g->verdict != GT_GUARD_CHECKING;
+    pthread_mutex_unlock(&g->lock);
+    return decided;
+}
+
+void gt_guard_free(struct gt_guard *g)
+{
+    if (g->slots)
+        release_events(g);
+    free(g->us[0]);
+    free(g->us[1]);
+    pthread_mutex_destroy(&g->lock);
+}

@@ -1,0 +1,100 @@
+/* plan.h: what the shim knows and decided about one kernel (see plan.c). */
+#ifndef GT_PLAN_H
+#define GT_PLAN_H
+
+#include "call.h"
+#include "guard.h"
+#include "policy.h"
+#include "recipe.h"
+#include "variant.h"
+
+#include <pthread.h>
+
+struct gt_centry;
+
+/* A configuration chosen for the launches of one signature (or all). */
+struct gt_choice {
+    uint64_t sig;           /* signature hash; 0: every launch */
+    char signature[192];    /* as the cache writes it */
+    uint32_t *cfg;
+    struct gt_knobs knobs;
+    int rebuild;            /* compile-time knobs or macros differ from the original */
+    char config[512];       /* as written */
+    char cubin[40];         /* store key of its cubin, "" if unknown */
+    const char *why;        /* GPUTUNE_FORCE, the cache, ... */
+    double time_us, baseline_us; /* as tuned, 0 if unknown */
+    int failed;             /* given up: the original runs */
+    atomic_int said;        /* its first launch was described */
+    int guarded;            /* checked against the original on the application's launches (guard.c) */
+    struct gt_guard guard;
+    long entry;             /* its entry in the plan's cached entries, -1: none */
+    atomic_ulong launches;  /* launches it ran that the driver took, the original's under the guard included */
+    struct gt_variant *variants; /* per context and block; none when only launch-time knobs change */
+    struct gt_choice *next;
+};
+
+/* A kernel's tuning state, made once, at its first launch that needs one. */
+struct gt_plan {
+    pthread_mutex_t lock;
+    struct gt_kernel *k;
+    char *shown;                   /* its name for messages */
+    const struct gt_section *sec;  /* NULL: the automatic space */
+    struct gt_space *space;
+    struct gt_arch arch;
+    char device[128];
+    int driver;
+    int jit;                       /* it can be rebuilt (PTX or source) */
+    struct gt_recipe recipe;
+    int recipe_state;              /* 0 not tried, 1 made, -1 failed (recipe_error) */
+    char recipe_error[256];
+    int *argpos;                   /* the section's argument names, resolved */
+    size_t nargpos;
+    int tune;                      /* tune mode may tune it */
+    struct gt_choice *choices;
+    struct gt_centry *cached;      /* its entries in the cache file */
+    size_t ncached;
+    uint64_t *done;                /* signatures tuned or given up in this run */
+    size_t ndone, capdone;
+    int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
+    uint64_t *said;                /* signatures whose forbidden choice allowed.c has reported */
+    size_t nsaid, capsaid;
+};
+
+/* A launch as the policy's expressions read it, with room for its scalar
+ * arguments (gt_plan_launch_env). */
+#define GT_PLAN_MAX_ARGS 64
+struct gt_plan_launch {
+    struct gt_launch l;
+    int64_t vals[GT_PLAN_MAX_ARGS];
+    unsigned char ok[GT_PLAN_MAX_ARGS];
+};
+
+struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, char *err,
+                            size_t errlen);
+void gt_plan_free(struct gt_plan *p);
+const struct gt_settings *gt_plan_settings(const struct gt_plan *p);
+int gt_plan_parse(const struct gt_plan *p, const char *text, uint32_t *cfg, char *err, size_t errlen);
+struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *signature, const uint32_t *cfg,
+                                 const char *why);
+struct gt_choice *gt_plan_find(struct gt_plan *p, uint64_t sig);
+int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap);
+const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct gt_call *c,
+                                          struct gt_plan_launch *env);
+int gt_plan_geometry(const struct gt_plan *p, const uint32_t *cfg, const struct gt_call *c, struct gt_geom *g,
+                     char *err, size_t errlen);
+int gt_plan_recipe(struct gt_plan *p, char *err, size_t errlen);
+int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3], int watchdog,
+                struct gt_variant_job *vj);
+int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
+                 const struct gt_jit_job *built, struct gt_variant *v, char *err, size_t errlen);
+void gt_plan_knobs(const struct gt_plan *p, const uint32_t *cfg, struct gt_knobs *knobs, int *rebuild);
+struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
+                                   const struct gt_geom *g);
+int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
+int gt_plan_runs(const struct gt_choice *ch);
+long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e);
+void gt_plan_mark_done(struct gt_plan *p, uint64_t sig);
+int gt_plan_is_done(const struct gt_plan *p, uint64_t sig);
+void gt_plan_builder_open(void);
+
+#endif

@@ -1,0 +1,36 @@
+/* lifetime.c: the library's start and end, and its optional API.
+ *
+ * The constructor reads the environment (gt_init, which a hook may have run
+ * already) and registers the fork handlers (forks.c); the destructor says
+ * whether another library's dlsym kept the shim from the application's
+ * lookups, then tells the user what happened (report.c).  The optional API
+ * of gputune.h answers from the state. */
+#include "forks.h"
+#include "interpose.h"
+#include "report.h"
+#include "state.h"
+
+#include "gputune.h"
+
+__attribute__((constructor)) static void gt_constructor(void)
+{
+    gt_init();
+    gt_forks_init();
+}
+
+__attribute__((destructor)) static void gt_destructor(void)
+{
+    gt_interpose_check_bypass();
+    gt_report_exit();
+}
+
+GT_EXPORT const char *gputune_version(void)
+{
+    return GPUTUNE_VERSION;
+}
+
+GT_EXPORT const char *gputune_mode(void)
+{
+    gt_init();
+    return gt_mode_name(gt.mode);
+}

@@ -1,0 +1,101 @@
+/* registry.h: every image, module, library and kernel the application loads (see registry.c). */
+#ifndef GT_REGISTRY_H
+#define GT_REGISTRY_H
+
+#include "image.h"
+#include "map.h"
+#include "recipe.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+enum gt_handle_kind { GT_HANDLE_FUNCTION, GT_HANDLE_KERNEL }; /* CUfunction, CUkernel */
+
+/* The driver entry point a launch came through. */
+enum gt_entry {
+    GT_ENTRY_LAUNCH, GT_ENTRY_LAUNCH_PTSZ,
+    GT_ENTRY_EX, GT_ENTRY_EX_PTSZ,
+    GT_ENTRY_COOP, GT_ENTRY_COOP_PTSZ,
+    GT_NENTRIES
+};
+
+struct gt_geom {
+    unsigned grid[3], block[3], smem;
+};
+
+/* Something the application set on a function or kernel, to be set again on
+ * any variant that replaces it. */
+#define GT_SET_CACHE_CONFIG (-1) /* cuFuncSetCacheConfig / cuKernelSetCacheConfig */
+#define GT_SET_SHMEM_CONFIG (-2) /* cuFuncSetSharedMemConfig */
+#define GT_MAX_SETTINGS 16
+
+struct gt_setting {
+    int attr;   /* a CUfunction_attribute or GT_SET_* */
+    int value;
+    int device; /* -1: every device (set through a CUfunction) */
+};
+
+struct gt_kernel {
+    char *name;              /* mangled, as the driver knows it */
+    struct gt_image *image;  /* NULL if first met at a launch, loaded by a path the shim missed */
+    atomic_ulong launches[GT_NENTRIES][2]; /* by entry point, by handle kind: one increment a launch */
+    atomic_ulong captured;   /* launches recorded into a graph, not run */
+    atomic_ulong cooperative;
+    atomic_ulong applied;    /* launches that ran a variant instead */
+    atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
+    struct gt_plan *plan;
+    _Atomic uint64_t last_geom; /* fingerprint of the last geometry seen */
+    atomic_int nparams;      /* -1 until the first launch asks the driver */
+    pthread_mutex_t lock;    /* guards geoms and params */
+    struct gt_geom *geoms;
+    size_t ngeoms, capgeoms;
+    struct gt_param *params;
+    struct gt_setting settings[GT_MAX_SETTINGS];
+    int nsettings;
+    struct gt_kernel *next;  /* all kernels, newest first */
+    struct gt_kernel *same_key;
+};
+
+struct gt_owner;
+struct gt_plan;
+
+struct gt_handle {
+    void *h;
+    enum gt_handle_kind kind;
+    struct gt_kernel *kernel;
+    struct gt_owner *owner;
+    struct gt_handle *owner_next;
+    atomic_int cache_now;     /* the cache preference the shim put on it (enum gt_cache), 0: the application's */
+};
+
+/* A CUmodule or a CUlibrary: what unloading takes away. */
+struct gt_owner {
+    void *h;
+    int is_library;
+    struct gt_image *image;
+    struct gt_owner *parent;   /* the library a module was taken from */
+    struct gt_owner *children; /* modules taken from this library */
+    struct gt_owner *sibling;
+    struct gt_handle *handles;
+    struct gt_owner *dead_next;
+};
+
+struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const char *path);
+void gt_reg_owner(void *h, int is_library, struct gt_image *img, void *parent);
+void gt_reg_owner_drop(void *h);
+struct gt_image *gt_reg_owner_image(void *h);
+struct gt_handle *gt_reg_handle(void *h, enum gt_handle_kind kind, void *owner, const char *name);
+struct gt_handle *gt_reg_lookup(void *h);
+struct gt_handle *gt_reg_adopt(void *h);
+/* What else a launch was, for gt_reg_note_launch(). */
+#define GT_LAUNCH_CAPTURED 1u    /* recorded into a graph under capture */
+#define GT_LAUNCH_COOPERATIVE 2u /* cooperative: never tuned */
+#define GT_LAUNCH_APPLIED 4u     /* a variant ran in its place */
+
+void gt_reg_learn_params(struct gt_handle *hd);
+void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags);
+void gt_reg_note_setting(void *h, int attr, int value, int device);
+const char *gt_reg_entry_name(enum gt_entry e);
+
+#endif

@@ -1,0 +1,861 @@
+/* session.c: tuning a kernel inside the running application.
+ *
+ * At the first launch of a kernel and signature that tune mode may tune,
+ * the launching thread runs a trial session before its launch:
+ *
+ *   1. launches from every other thread wait (gt_session_enter) and the
+ *      context is synchronized, so no one else touches the buffers;
+ *   2. every buffer the launch can reach (pointer arguments, pointers in
+ *      struct arguments, the kernel's __device__ variables, a policy's
+ *      snapshot.add) is saved (snapshot.c);
+ *   3. the original runs twice from the saved state: its output is the
+ *      reference, and if the two runs differ the kernel is not
+ *      deterministic and candidates are compared within the policy's
+ *      tolerance (or the launch is not tuned); where the outputs already
+ *      held that reference, poison.c makes one that a candidate skipping
+ *      its work cannot match, or only launch-time knobs are tried;
+ *   4. the original is timed, then candidates the strategy proposes, built
+ *      ahead on the pool, each in a trial (trial.c): as run mode would run
+ *      it, restored before each run, run once under the watchdog, then
+ *      checked against the reference and timed several times (median) from
+ *      the same code built without the watchdog's checks; the best few are
+ *      measured again next to the original, built as run mode builds them;
+ *   5. the saved state is restored and the winner (the original if nothing
+ *      beat it) runs the application's launch for real, and is written to
+ *      the cache file.
+ *
+ * Candidates are built with the watchdog's checks (watchdog.c) and armed
+ * before their first run with a budget of factor x the best time so far:
+ * one that cannot win stops at its deadline, counts as cut short, and its
+ * output is never looked at; the checks never touch a time that counts.
+ * Trials run on a stream of the session's own.
+ * Whatever fails in a session (memory for the snapshot, a driver error)
+ * ends it with one log line, the buffers restored, and the application's
+ * launch run as built. */
+#include "session.h"
+#include "cachefile.h"
+#include "devk.h"
+#include "estimate.h"
+#include "hash.h"
+#include "median.h"
+#include "modvars.h"
+#include "plan.h"
+#include "poison.h"
+#include "pool.h"
+#include "snapshot.h"
+#include "state.h"
+#include "strategy.h"
+#include "timing.h"
+#include "trial.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_TRIALS 64
+#define DEFAULT_SECONDS 30.0
+#define DEFAULT_REPEAT 5
+#define BATCH 16          /* configurations compiled ahead */
+#define MIN_GAIN 0.01     /* a winner must beat the original by this fraction */
+#define DEFAULT_WD_FACTOR 2.0  /* a trial's deadline: this times the best time so far */
+#define DEFAULT_WD_FLOOR_MS 0.1 /* but never sooner */
+
+/* ---- serializing launches while a session runs ---- */
+
+/* Entered by every launch in tune mode: waits while another thread tunes. */
+void gt_session_enter(void)
+{
+    for (;;) {
+        atomic_fetch_add(&gt.tune.ser.inflight, 1);
+        if (!atomic_load(&gt.tune.ser.tuning) || pthread_equal(gt.tune.ser.owner, pthread_self()))
+            return;
+        atomic_fetch_sub(&gt.tune.ser.inflight, 1);
+        pthread_mutex_lock(&gt.tune.ser.lock);
+        pthread_mutex_unlock(&gt.tune.ser.lock);
+    }
+}
+
+void gt_session_leave(void)
+{
+    atomic_fetch_sub(&gt.tune.ser.inflight, 1);
+}
+
+/* Called from within a launch (counted in flight): it stops counting while
+ * it waits for another session, which would otherwise wait for it. */
+static void begin_exclusive(void)
+{
+    atomic_fetch_sub(&gt.tune.ser.inflight, 1);
+    pthread_mutex_lock(&gt.tune.ser.lock);
+    atomic_fetch_add(&gt.tune.ser.inflight, 1);
+    gt.tune.ser.owner = pthread_self();
+    atomic_store(&gt.tune.ser.tuning, 1);
+    while (atomic_load(&gt.tune.ser.inflight) > 1) /* the caller's own launch is in flight */
+        sched_yield();
+}
+
+static void end_exclusive(void)
+{
+    atomic_store(&gt.tune.ser.tuning, 0);
+    pthread_mutex_unlock(&gt.tune.ser.lock);
+}
+
+/* ---- what the sessions found, for the exit report ---- */
+
+struct gt_session_result {
+    char *kernel, *signature, *config, *strategy;
+    double baseline_us, best_us;
+    long trials, verify_failures, aborted, invalid;
+    uint64_t space;
+    double seconds, compile_s, trial_s, snapshot_s;
+    struct gt_session_result *next;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- one session ---- */
+
+static void choose_comparison(struct gt_session *s)
+{
+    const struct gt_settings *st = gt_plan_settings(s->p);
+    static const enum gt_compare by_type[] = {GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16};
+    s->compare = GT_COMPARE_BITS;
+    s->abs_tol = st && st->verify_abs >= 0 ? st->verify_abs : 0;
+    s->rel_tol = st && st->verify_rel >= 0 ? st->verify_rel : 0;
+    if (st && st->verify == GT_VERIFY_TOLERANCE)
+        s->compare = by_type[st->verify_type >= 0 ? st->verify_type : GT_VTYPE_F32];
+    s->repeat = st && st->timing_repeat > 0 ? (int)st->timing_repeat : DEFAULT_REPEAT;
+}
+
+/* The policy's watchdog settings over GPUTUNE_WATCHDOG over the defaults. */
+static void choose_watchdog(struct gt_session *s)
+{
+    const struct gt_settings *st = gt_plan_settings(s->p);
+    char why[256];
+    s->watchdog = st && st->watchdog >= 0 ? st->watchdog : gt.env.watchdog;
+    s->factor = st && st->watchdog_factor >= 1 ? st->watchdog_factor : DEFAULT_WD_FACTOR;
+    s->floor_us = (st && st->watchdog_floor_ms >= 0 ? st->watchdog_floor_ms : DEFAULT_WD_FLOOR_MS) * 1e3;
+    if (s->watchdog && !(s->devk = gt_devk_get(why, sizeof why))) {
+        gt_debug("kernel %s: trials run without the watchdog: %s", s->p->shown, why);
+        s->watchdog = GT_WATCHDOG_OFF;
+    }
+}
+
+/* A value that points into device-visible memory adds that allocation
+ * (indirect: the value was read from memory). */
+static void add_pointer(struct gt_session *s, uint64_t v, int indirect)
+{
+    struct gt_mem_range range;
+    CUdeviceptr base;
+    size_t size;
+    if (v < 4096)
+        return;
+    if (gt_mem_find(&gt.track.mem, v, &range) == 0)
+        gt_snapshot_add(&s->snap, range.base, range.size, indirect);
+    else if (gt.drv.cuMemGetAddressRange_v2(&base, &size, (CUdeviceptr)v) == CUDA_SUCCESS)
+        gt_snapshot_add(&s->snap, base, size, indirect);
+}
+
+static int arg_listed(const struct gt_argref *refs, size_t n, const struct gt_plan *p, int pos)
+{
+    for (size_t i = 0; i < n; i++) {
+        int at = refs[i].pos >= 0 ? refs[i].pos : (p->argpos && (size_t)refs[i].name < p->nargpos ? p->argpos[refs[i].name] : -1);
+        if (at == pos)
+            return 1;
+    }
+    return 0;
+}
+
+/* Pointers stored in a buffer a policy names: one level of indirection. */
+static void add_pointed(struct gt_session *s, uint64_t v)
+{
+    struct gt_mem_range range;
+    if (gt_mem_find(&gt.track.mem, v, &range) != 0 || range.size > ((size_t)1 << 20))
+        return;
+    uint64_t *words = malloc(range.size);
+    if (words && gt.drv.cuMemcpyDtoH_v2(words, range.base, range.size) == CUDA_SUCCESS)
+        for (size_t i = 0; i < range.size / 8; i++)
+            add_pointer(s, words[i], 1);
+    free(words);
+}
+
+/* The kernel's __device__ variables, in the original's module. */
+static void add_variables(struct gt_session *s)
+{
+    struct gt_kernel *k = s->hd->kernel;
+    size_t size = 0;
+    const unsigned char *code = k->image ? gt_image_code(k->image, &size) : NULL;
+    struct gt_modvar *vars;
+    int n;
+    CUmodule m = code ? gt_variant_original(s->hd) : NULL;
+    if (!m || gt_modvars(code, size, k->name, s->p->arch.sm, &vars, &n) != 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        CUdeviceptr a;
+        size_t bytes;
+        if (vars[i].writable && gt.drv.cuModuleGetGlobal_v2(&a, &bytes, m, vars[i].name) == CUDA_SUCCESS)
+            gt_snapshot_add(&s->snap, a, bytes, 1);
+    }
+    gt_modvars_free(vars, n);
+}
+
+static void collect(struct gt_session *s)
+{
+    const struct gt_kernel *k = s->hd->kernel;
+    const struct gt_section *sec = s->p->sec;
+    int np = atomic_load(&k->nparams);
+    for (int i = 0; i < np; i++) {
+        const unsigned char *arg = gt_call_arg(s->c, k, i);
+        if (!arg || (sec && arg_listed(sec->snap_skip, sec->nsnap_skip, s->p, i)))
+            continue;
+        for (uint32_t off = 0; off + 8 <= k->params[i].size; off += 8) {
+            uint64_t v;
+            memcpy(&v, arg + off, 8);
+            add_pointer(s, v, 0);
+            if (sec && arg_listed(sec->snap_add, sec->nsnap_add, s->p, i))
+                add_pointed(s, v);
+        }
+    }
+    add_variables(s);
+}
+
+/* Makes sure that a candidate that skips its work cannot pass (poison.c):
+ * 0, -3 when the launch is not worth tuning, -1 on failure; why says. */
+static int check_repeat(struct gt_session *s, char *why, size_t len)
+{
+    struct gt_poison_run run = {.p = s->p, .k = s->hd->kernel, .c = s->c, .signature = s->signature,
+                                .snap = &s->snap, .stream = s->stream, .before = gt_trial_restore,
+                                .launch = gt_trial_launch, .arg = s, .compare = s->compare,
+                                .abs_tol = s->abs_tol, .rel_tol = s->rel_tol};
+    int rc = gt_poison_reference(&run, why, len);
+    s->launch_only = rc == GT_POISON_LAUNCH_ONLY;
+    return rc < 0 ? -1 : rc == GT_POISON_UNTUNED ? -3 : 0;
+}
+
+/* Runs the original from the saved state and keeps its output. */
+static int reference(struct gt_session *s, char *why, size_t len)
+{
+    struct gt_diff d;
+    gt_trial_original(s);
+    CUresult r = gt_trial_restore(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt_trial_launch(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamSynchronize(s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt_snapshot_copy(&s->snap, GT_SNAP_KEEP_REF, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt_trial_restore(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt_trial_launch(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamSynchronize(s->stream);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, len, "the original launch fails: %s", gt_cu_error(r));
+        return -2; /* the application's own error, which it is about to get */
+    }
+    if (gt_snapshot_compare(&s->snap, GT_COMPARE_BITS, 0, 0, s->stream, &d, why, len) != 0)
+        return -1;
+    if (d.buffer >= 0 && s->compare == GT_COMPARE_BITS) {
+        snprintf(why, len, "its output differs from run to run (%llu elements of buffer %d); set verify = tolerance "
+                 "in a policy to tune it", d.count, d.buffer);
+        return -1;
+    }
+    if (d.buffer >= 0)
+        gt_info("kernel %s: its output differs from run to run; candidates are compared within the policy's "
+                "tolerance", s->p->shown);
+    return check_repeat(s, why, len);
+}
+
+static void task_build(void *arg)
+{
+    struct gt_candidate *c = arg;
+    double t0 = now();
+    gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &c->vj.job);
+    c->build_s = now() - t0;
+}
+
+/* Waits for a candidate's build, counting the wait as compile time. */
+static void wait_build(struct gt_session *s, struct gt_pool *pool, struct gt_candidate *c)
+{
+    double t0 = now();
+    gt_pool_wait(pool, &c->task);
+    s->t_compile += now() - t0;
+}
+
+/* GPUTUNE_TRIALS: every trial as a CSV row, appended, for studying a space
+ * (run with GPUTUNE_WATCHDOG=off to have every time in full).  Sessions run
+ * one at a time, so rows never interleave. */
+static FILE *trials_file(void)
+{
+    static FILE *f;
+    static int opened;
+    if (opened)
+        return f;
+    opened = 1;
+    const char *path = gt.env.trials;
+    if (!path)
+        return NULL;
+    if (!(f = fopen(path, "a"))) {
+        gt_warn("cannot write GPUTUNE_TRIALS=%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (ftell(f) == 0)
+        fprintf(f, "kernel,signature,configuration,outcome,us,build_s,instr,regions,threads,block_threads,"
+                   "blocks_per_sm,regs\n");
+    return f;
+}
+
+/* A row: e, when known, is the variant's estimate (estimate.c). */
+static void record(const struct gt_session *s, const char *cfgtext, const char *outcome, double us, double build_s,
+                   const struct gt_estimate *e)
+{
+    FILE *f = trials_file();
+    if (!f)
+        return;
+    fprintf(f, "\"%s\",\"%s\",\"%s\",%s,%.3f,%.3f,", s->p->shown, s->signature, cfgtext, outcome, us, build_s);
+    if (e)
+        fprintf(f, "%.0f,%.0f,%.0f,%u,%d,%d\n", e->instr, e->regions, e->threads, e->block_threads, e->blocks_per_sm,
+                e->regs);
+    else
+        fprintf(f, ",,,,,\n");
+    fflush(f);
+}
+
+/* The loaded variant's estimate into e: e, or NULL (said in the debug log)
+ * when it has none. */
+static const struct gt_estimate *estimate(const struct gt_session *s, const struct gt_candidate *c,
+                                          const struct gt_variant *v, const struct gt_jit_job *built,
+                                          const char *cfgtext, struct gt_estimate *e)
+{
+    char why[512];
+    if (c->rebuild && gt_estimate(v->fn, &s->geom, built, s->hd->kernel, s->c, e, why, sizeof why) == 0)
+        return e;
+    gt_debug("kernel %s: '%s' has no estimate: %s", s->p->shown, cfgtext,
+             c->rebuild ? why : "it is not rebuilt, and only a rebuilt variant's PTX is at hand");
+    return NULL;
+}
+
+/* Takes a finished build's cubin (and lowered name) for later. */
+static void take_build(struct gt_jit_job *dst, struct gt_jit_job *src)
+{
+    *dst = (struct gt_jit_job){.ok = src->ok, .key = src->key, .cubin = src->cubin, .cubin_size = src->cubin_size,
+                               .lowered = src->lowered};
+    src->cubin = NULL;
+    src->lowered = NULL;
+    src->ok = 0;
+}
+
+/* Keeps cfg among the best few if it is fast enough, with its build unless
+ * that has the watchdog's checks: the winner runs a plain one. */
+static void keep_best(struct gt_session *s, struct gt_candidate *c, double us)
+{
+    int at = s->nbest < GT_SESSION_BEST ? s->nbest++ : GT_SESSION_BEST - 1;
+    if (at == GT_SESSION_BEST - 1 && s->nbest == GT_SESSION_BEST && s->best[at].cfg && us >= s->best[at].us)
+        return;
+    struct gt_session_best *b = &s->best[at];
+    free(b->cfg);
+    gt_jit_job_clear(&b->built);
+    size_t n = s->p->space->ndims;
+    b->cfg = malloc((n + 1) * sizeof *b->cfg);
+    if (b->cfg)
+        memcpy(b->cfg, c->cfg, n * sizeof *b->cfg);
+    b->us = us;
+    memset(&b->built, 0, sizeof b->built);
+    if (c->rebuild && c->vj.job.ok && !c->vj.job.watchdog)
+        take_build(&b->built, &c->vj.job);
+    for (int i = at; i > 0 && s->best[i].us < s->best[i - 1].us; i--) {
+        struct gt_session_best t = s->best[i];
+        s->best[i] = s->best[i - 1];
+        s->best[i - 1] = t;
+    }
+}
+
+/* Loads, checks and times one candidate: GT_TRIAL_OK with its median in
+ * *us, GT_TRIAL_ABORTED with how long it ran, or GT_TRIAL_INVALID.  quiet:
+ * a candidate measured again, neither logged nor recorded.  A
+ * configuration of launch-time knobs alone runs the application's own
+ * function, as run mode does. */
+static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, const struct gt_jit_job *built,
+                                  int quiet, double *us)
+{
+    char why[1024], cfgtext[512];
+    struct gt_variant v = {0}, plain = {0};
+    double t0 = now();
+    const char *outcome = "failed";
+    *us = -1;
+    gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
+    if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
+        (c->rebuild && gt_trial_load(s, c, built, &v, &plain, why, sizeof why) != 0)) {
+        gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
+        if (!quiet)
+            record(s, cfgtext, "invalid", -1, c->build_s, NULL);
+        return GT_TRIAL_INVALID;
+    }
+    struct gt_estimate est;
+    const struct gt_estimate *e = !quiet && trials_file() ? estimate(s, c, &v, built, cfgtext, &est) : NULL;
+    enum gt_trial_status st = gt_trial_run(s, c, &v, &plain, cfgtext, quiet, &outcome, us);
+    if (st != GT_TRIAL_INVALID)
+        outcome = st == GT_TRIAL_OK ? "ok" : "cut";
+    if (!quiet)
+        record(s, cfgtext, outcome, *us, c->build_s, e);
+    gt_trial_original(s);
+    if (c->rebuild) {
+        gt_variant_unload(&v);
+        gt_variant_unload(&plain);
+    }
+    s->t_run += now() - t0;
+    return st;
+}
+
+/* A candidate the strategy only wants estimated: built and loaded, not run. */
+static void estimate_only(struct gt_session *s, struct gt_candidate *c)
+{
+    char why[1024], cfgtext[512];
+    struct gt_variant v = {0};
+    struct gt_estimate est;
+    const struct gt_estimate *e = NULL;
+    double t0 = now();
+    gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
+    if (!c->rebuild) {
+        e = estimate(s, c, &v, &c->vj.job, cfgtext, &est);
+    } else if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
+               gt_plan_load(s->p, s->hd, &c->knobs, &c->vj.job, &v, why, sizeof why) != 0) {
+        gt_debug("kernel %s: '%s' not estimated: %s", s->p->shown, cfgtext, why);
+    } else {
+        e = estimate(s, c, &v, &c->vj.job, cfgtext, &est);
+        gt_variant_unload(&v);
+    }
+    s->estimates++;
+    record(s, cfgtext, "estimated", -1, c->build_s, e);
+    gt_strategy_estimated(s->strategy, c->cfg, e);
+    s->t_compile += now() - t0;
+}
+
+/* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session. */
+static void start_pool(void)
+{
+    gt_plan_builder_open();
+    gt_pool_start(&gt.tune.pool, gt_pool_jobs((int)gt.env.jobs));
+}
+
+static struct gt_pool *build_pool(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, start_pool);
+    return &gt.tune.pool;
+}
+
+/* What the watchdog's instrumentation did, once per session, at debug level. */
+static void describe_checks(struct gt_session *s, const struct gt_jit_job *job)
+{
+    if (s->noted || !job->watchdog || !job->watch.note[0])
+        return;
+    s->noted = 1;
+    gt_debug("kernel %s: watchdog (%s): %s", s->p->shown, job->watchdog == GT_WATCHDOG_ENTRY ? "entry" : "loops",
+             job->watch.note);
+}
+
+/* Tries (or estimates) one candidate and tells the strategy. */
+static void try_candidate(struct gt_session *s, struct gt_candidate *c, double deadline)
+{
+    double us = -1;
+    if (c->estimate) {
+        if (now() < deadline)
+            estimate_only(s, c);
+        else
+            gt_strategy_estimated(s->strategy, c->cfg, NULL);
+        return;
+    }
+    enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
+    s->trials++;
+    s->invalid += st == GT_TRIAL_INVALID;
+    gt_strategy_report(s->strategy, c->cfg, us, st);
+    if (st == GT_TRIAL_OK)
+        keep_best(s, c, us);
+    if (st == GT_TRIAL_OK && (s->best_us <= 0 || us < s->best_us))
+        s->best_us = us;
+}
+
+/* The strategy's proposals, built ahead on the pool, then tried in turn. */
+static void search(struct gt_session *s, long budget, double deadline)
+{
+    struct gt_pool *pool = build_pool();
+    struct gt_candidate batch[BATCH];
+    size_t n = s->p->space->ndims;
+    int more = 1;
+    while (more && s->trials < budget && now() < deadline) {
+        int nb = 0, ntrials = 0;
+        for (; nb < BATCH && s->trials + ntrials < budget; nb++) {
+            struct gt_candidate *c = &batch[nb];
+            memset(c, 0, sizeof *c);
+            int got = (c->cfg = calloc(n + 1, sizeof *c->cfg)) ? gt_strategy_next(s->strategy, c->cfg) : 0;
+            if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
+                free(c->cfg);
+                /* it waits for this batch's results; with none to wait for, it is done */
+                more = got == GT_NEXT_WAIT && nb > 0;
+                break;
+            }
+            c->estimate = got == GT_NEXT_ESTIMATE;
+            ntrials += !c->estimate;
+            gt_plan_knobs(s->p, c->cfg, &c->knobs, &c->rebuild);
+            c->may_cut = gt_strategy_may_cut(s->strategy, c->cfg);
+            if (c->rebuild && (s->p->recipe_state <= 0 || s->launch_only)) {
+                /* Not rebuildable, or not checkable rebuilt: only launch-time knobs count against the budget. */
+                if (c->estimate)
+                    gt_strategy_estimated(s->strategy, c->cfg, NULL);
+                else
+                    gt_strategy_report(s->strategy, c->cfg, -1, GT_TRIAL_INVALID);
+                ntrials -= !c->estimate;
+                free(c->cfg);
+                nb--;
+                continue;
+            }
+            c->task = (struct gt_task){.fn = task_build, .arg = c};
+            if (c->rebuild && gt_plan_job(s->p, c->cfg, s->c->g.block, s->watchdog, &c->vj) == 0) {
+                c->vj.job.want_ptx = c->estimate || trials_file();
+                gt_pool_submit(pool, &c->task);
+            } else {
+                c->task.done = 1;
+            }
+        }
+        for (int i = 0; i < nb; i++) {
+            struct gt_candidate *c = &batch[i];
+            wait_build(s, pool, c);
+            describe_checks(s, &c->vj.job);
+            try_candidate(s, c, deadline);
+            gt_variant_job_free(&c->vj);
+            free(c->cfg);
+        }
+    }
+}
+
+/* The best few as they will run: built without the watchdog's checks,
+ * in parallel. */
+static void build_plain(struct gt_session *s)
+{
+    struct gt_pool *pool = build_pool();
+    struct gt_candidate c[GT_SESSION_BEST];
+    for (int i = 0; i < s->nbest; i++) {
+        memset(&c[i], 0, sizeof c[i]);
+        gt_plan_knobs(s->p, s->best[i].cfg, &c[i].knobs, &c[i].rebuild);
+        c[i].task = (struct gt_task){.fn = task_build, .arg = &c[i]};
+        if (c[i].rebuild && !s->best[i].built.ok &&
+            gt_plan_job(s->p, s->best[i].cfg, s->c->g.block, GT_WATCHDOG_OFF, &c[i].vj) == 0)
+            gt_pool_submit(pool, &c[i].task);
+        else
+            c[i].task.done = 1;
+    }
+    for (int i = 0; i < s->nbest; i++) {
+        wait_build(s, pool, &c[i]);
+        if (c[i].vj.job.ok)
+            take_build(&s->best[i].built, &c[i].vj.job);
+        gt_variant_job_free(&c[i].vj);
+    }
+}
+
+/* The best few and the original once more, side by side: the fastest wins,
+ * if it beats the original by MIN_GAIN.  Returns the index in s->best of
+ * the winner, -1 for the original; *baseline gets the original's time. */
+static int remeasure(struct gt_session *s, double *baseline)
+{
+    double us[64];
+    CUresult r;
+    int reps = s->repeat < 64 ? s->repeat : 64, winner = -1;
+    build_plain(s);
+    gt_trial_original(s);
+    double t0 = now();
+    int n = gt_timer_measure(&s->timer, gt_trial_restore, gt_trial_launch, s, s->stream, reps, us, &r);
+    s->t_run += now() - t0;
+    *baseline = n > 0 ? gt_median(us, n) : s->base_us;
+    double best = *baseline * (1 - MIN_GAIN);
+    for (int i = 0; i < s->nbest; i++) {
+        struct gt_candidate c = {.cfg = s->best[i].cfg};
+        double t;
+        gt_plan_knobs(s->p, c.cfg, &c.knobs, &c.rebuild);
+        if (trial(s, &c, &s->best[i].built, 1, &t) == GT_TRIAL_OK && t < best) {
+            best = t;
+            winner = i;
+        }
+        s->best[i].us = t;
+    }
+    return winner;
+}
+
+/* Writes the outcome to the cache file (under its lock, merged with what
+ * other processes wrote); returns its index among the plan's cached
+ * entries, for the guard's verdict, or -1. */
+static long persist(struct gt_session *s, const char *signature, const char *config, double best_us, double base_us)
+{
+    char when[32], err[1024];
+    time_t t = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    struct gt_plan *p = s->p;
+    struct gt_centry e = {.image = p->k->image ? gt_image_hash(p->k->image) : 0, .kernel = p->k->name,
+                          .device = p->device, .arch = p->arch.sm, .driver = p->driver,
+                          .signature = (char *)signature, .config = (char *)config, .cubin = s->key,
+                          .strategy = (char *)gt_strategy_name(s->strategy), .time_us = best_us,
+                          .baseline_us = base_us, .trials = s->trials,
+                          .space = gt_strategy_space_size(s->strategy) + 1, .tuned = when};
+    if (!gt.run.cache_path[0])
+        gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
+    else if (gt_cache_save(gt.run.cache_path, gt.run.binary, &e, 1, err, sizeof err) != 0)
+        gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
+    pthread_mutex_lock(&p->lock);
+    long at = gt_plan_add_cached(p, &e);
+    pthread_mutex_unlock(&p->lock);
+    return at;
+}
+
+/* Seconds spent in the snapshot, and running and checking kernels without
+ * the restores that preceded each run. */
+static double snapshot_seconds(const struct gt_session *s)
+{
+    return s->t_save + s->t_restore * (double)(s->restores + 1);
+}
+
+static double trial_seconds(const struct gt_session *s)
+{
+    double t = s->t_run - s->t_restore * (double)s->restores;
+    return t > 0 ? t : 0;
+}
+
+static void remember(struct gt_session *s, const char *signature, const char *config, double base_us, double best_us,
+                     double seconds)
+{
+    struct gt_session_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    *r = (struct gt_session_result){.kernel = strdup(s->p->shown), .signature = strdup(signature),
+                         .config = strdup(config), .strategy = strdup(gt_strategy_name(s->strategy)),
+                         .baseline_us = base_us, .best_us = best_us,
+                         .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
+                         .aborted = s->aborted,
+                         .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds,
+                         .compile_s = s->t_compile, .trial_s = trial_seconds(s), .snapshot_s = snapshot_seconds(s)};
+    r->next = gt.tune.results; /* the session holds gt.tune.ser.lock */
+    gt.tune.results = r;
+}
+
+static void session_free(struct gt_session *s)
+{
+    for (int i = 0; i < s->nbest; i++) {
+        free(s->best[i].cfg);
+        gt_jit_job_clear(&s->best[i].built);
+    }
+    gt_strategy_free(s->strategy);
+    gt_timer_end(&s->timer);
+    gt_snapshot_free(&s->snap);
+    if (s->stream)
+        gt.drv.cuStreamDestroy_v2(s->stream);
+}
+
+/* The original's median time, the first deadlines' base; -1 if unknown. */
+static double measure_original(struct gt_session *s)
+{
+    double us[64], t0 = now();
+    CUresult r;
+    gt_trial_original(s);
+    int reps = s->repeat < 64 ? s->repeat : 64;
+    int n = gt_timer_measure(&s->timer, gt_trial_restore, gt_trial_launch, s, s->stream, reps, us, &r);
+    s->t_run += now() - t0;
+    return n > 0 ? gt_median(us, n) : -1;
+}
+
+/* Everything up to the reference and the original's time; -1 with why
+ * (-2: the original itself fails; -3: not worth tuning). */
+static int prepare(struct gt_session *s, char *why, size_t len)
+{
+    CUresult r = gt.drv.cuCtxSynchronize();
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamCreate(&s->stream, CU_STREAM_NON_BLOCKING);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, len, "%s", gt_cu_error(r));
+        return -1;
+    }
+    s->trial = *s->c;
+    s->trial.s = s->stream;
+    choose_comparison(s);
+    collect(s);
+    if (gt_snapshot_alloc(&s->snap, why, len) != 0)
+        return -1;
+    double t0 = now();
+    if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_SAVE, s->stream)) != CUDA_SUCCESS ||
+        (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
+        snprintf(why, len, "saving its buffers failed: %s", gt_cu_error(r));
+        return -1;
+    }
+    s->saved = 1;
+    double t1 = now();
+    if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, s->stream)) != CUDA_SUCCESS ||
+        (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
+        snprintf(why, len, "restoring its buffers failed: %s", gt_cu_error(r));
+        return -1;
+    }
+    double t2 = now();
+    s->t_save = t1 - t0;
+    s->t_restore = t2 - t1;
+    gt_debug("kernel %s: snapshot of %d buffers, %.1f MiB in %s memory: saved at %.1f GB/s, restored at %.1f GB/s",
+             s->p->shown, s->snap.n, s->snap.bytes / 1048576.0, s->snap.on_host ? "pinned host" : "device",
+             s->snap.bytes / (t1 - t0) / 1e9, s->snap.bytes / (t2 - t1) / 1e9);
+    if (gt_timer_begin(&s->timer, s->p->k->name) != 0) {
+        snprintf(why, len, "cannot time trials");
+        return -1;
+    }
+    double t3 = now();
+    int rc = reference(s, why, len);
+    s->t_run += now() - t3;
+    if (rc != 0)
+        return rc;
+    choose_watchdog(s);
+    s->best_us = s->base_us = measure_original(s);
+    if (s->base_us <= 0) {
+        snprintf(why, len, "the original could not be timed");
+        return -1;
+    }
+    return 0;
+}
+
+static CUresult restore_sync(struct gt_session *s)
+{
+    CUresult r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, s->stream);
+    return r == CUDA_SUCCESS ? gt.drv.cuStreamSynchronize(s->stream) : r;
+}
+
+/* The application's buffers as it left them, before its own launch runs.
+ * Its results depend on this copy: one that fails is tried once more. */
+static void restore_app(struct gt_session *s)
+{
+    CUresult r = s->saved ? restore_sync(s) : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS)
+        return;
+    if (restore_sync(s) == CUDA_SUCCESS)
+        gt_warn("kernel %s: restoring the application's buffers after tuning failed once (%s); the second attempt "
+                "restored them", s->p->shown, gt_cu_error(r));
+    else
+        gt_error("kernel %s: restoring the application's buffers after tuning failed twice (%s): its results may "
+                 "differ from a run without the shim", s->p->shown, gt_cu_error(r));
+}
+
+static uint64_t seed_for(const char *kernel, const char *signature)
+{
+    return gt.env.seed ^ gt_hash64(kernel, strlen(kernel)) ^ gt_hash64(signature, strlen(signature));
+}
+
+/* Tunes the launch's kernel at its signature (the caller has marked it
+ * done, so no other thread starts the same session), then runs the launch
+ * with the winner.  Returns 1 with the launch's result in *r when it ran the
+ * launch, 0 when the caller must launch the original (nothing beat it, or
+ * the session could not run: the buffers are then as the application left
+ * them). */
+int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
+                    const char *signature, CUresult *r)
+{
+    struct gt_session s = {.p = p, .hd = hd, .c = c, .signature = signature};
+    struct gt_plan_launch env; /* the strategy's: constraints reading the launch hold for every proposal */
+    const struct gt_settings *st = gt_plan_settings(p);
+    long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
+    char why[1024] = "";
+    double t0 = now(), baseline = -1;
+    double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
+    begin_exclusive();
+    int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
+    double t1 = now();
+    if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
+        gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
+    s.t_compile += now() - t1;
+    if (ok) {
+        s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, gt_plan_launch_env(p, c, &env), st,
+                                     budget, seed_for(p->k->name, signature), why, sizeof why);
+        ok = s.strategy != NULL;
+        if (ok)
+            gt_strategy_baseline(s.strategy, s.base_us);
+    }
+    int winner = -1;
+    if (ok) {
+        search(&s, budget, t0 + seconds);
+        winner = remeasure(&s, &baseline);
+    }
+    restore_app(&s);
+    struct gt_choice *ch = NULL;
+    char config[512] = "";
+    if (!ok) {
+        gt_log(prepared == -2 ? GT_LOG_DEBUG : prepared == -3 ? GT_LOG_INFO : GT_LOG_WARN,
+               "kernel %s: launch %s not tuned: %s", p->shown, signature, why);
+    } else {
+        uint32_t *cfg = winner >= 0 ? s.best[winner].cfg : NULL;
+        uint32_t *dflt = calloc(p->space->ndims + 1, sizeof *dflt);
+        if (!cfg && dflt) {
+            gt_space_default(p->space, dflt);
+            cfg = dflt;
+        }
+        if (cfg)
+            gt_space_format(p->space, cfg, config, sizeof config);
+        if (winner >= 0 && s.best[winner].built.ok)
+            gt_key_text(s.best[winner].built.key, s.key);
+        double best = winner >= 0 ? s.best[winner].us : baseline;
+        char estimated[64] = "";
+        if (s.estimates)
+            snprintf(estimated, sizeof estimated, "; %ld variant%s estimated", s.estimates, s.estimates == 1 ? "" : "s");
+        gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
+                "short%s): %s %.2f us against %.2f us, %.2fx",
+                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, estimated,
+                winner >= 0 ? config : "the original", best, baseline, baseline / best);
+        gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot; "
+                 "%ld trial%s ran over %.0f%% off their time with the watchdog's checks", p->shown, s.t_compile,
+                 trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s", GT_TRIAL_SKEW * 100);
+        long entry = persist(&s, signature, config, best, baseline);
+        remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
+        if (winner >= 0) {
+            pthread_mutex_lock(&p->lock);
+            ch = gt_plan_choose(p, sig, signature, cfg, "tuned now");
+            if (ch) {
+                snprintf(ch->cubin, sizeof ch->cubin, "%s", s.key);
+                ch->time_us = best;
+                ch->baseline_us = baseline;
+                ch->entry = entry;
+            }
+            pthread_mutex_unlock(&p->lock);
+        }
+        free(dflt);
+    }
+    session_free(&s);
+    end_exclusive();
+    return ch ? gt_plan_run(p, ch, hd, c, r) : 0;
+}
+
+/* ---- the exit report ---- */
+
+void gt_session_report(void)
+{
+    const char *csv_path = gt.env.report;
+    FILE *csv = csv_path && *csv_path ? fopen(csv_path, "w") : NULL;
+    if (csv_path && *csv_path && !csv)
+        gt_warn("cannot write GPUTUNE_REPORT=%s", csv_path);
+    if (csv)
+        fprintf(csv, "kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,"
+                     "strategy,seconds,compile_s,trial_s,snapshot_s,configuration\n");
+    if (gt.tune.results && gt_log_enabled(GT_LOG_INFO))
+        gt_info("  %10s  %10s  %7s  %6s  %6s  %7s  %s", "baseline", "best", "speedup", "trials", "wrong", "aborted",
+                "kernel / signature / configuration");
+    for (struct gt_session_result *r = gt.tune.results; r; r = r->next) {
+        double speedup = r->best_us > 0 ? r->baseline_us / r->best_us : 1;
+        gt_info("  %8.2fus  %8.2fus  %6.2fx  %6ld  %6ld  %7ld  %s / %s / %s", r->baseline_us, r->best_us, speedup,
+                r->trials, r->verify_failures, r->aborted, r->kernel, r->signature, r->config);
+        if (csv)
+            fprintf(csv, "\"%s\",\"%s\",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.3f,%.3f,%.3f,%.3f,\"%s\"\n",
+                    r->kernel, r->signature, r->baseline_us, r->best_us, speedup, r->trials, r->invalid,
+                    r->verify_failures, r->aborted, (unsigned long long)r->space, r->strategy, r->seconds,
+                    r->compile_s, r->trial_s, r->snapshot_s, r->config);
+    }
+    if (csv)
+        fclose(csv);
+}
