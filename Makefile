@@ -26,7 +26,7 @@ CUDA_LIB  := -L$(CUDA_HOME)/lib64/stubs -lcuda
 RPATH     := -Xlinker -rpath=$(CUDA_HOME)/lib64
 
 # Modules with no process-wide state: shared by the shim, the tool and unit tests.
-CORE      := errmsg map memtrack hash fatbin image demangle pool store jit rtcworker watchdog arena decompress ptxlex strtab ptx ptxcost ptxreads cubin elfscan devcode imageptx recipe cachefile modvars sidefx
+CORE      := errmsg map memtrack hash fatbin image demangle pool store jit rtcworker watchdog arena decompress ptxlex strtab ptx ptxcost ptxreads cubin elfscan devcode imageptx recipe cachedir cachefile modvars sidefx
 CORE_OBJ  := $(CORE:%=$(BUILD)/shim/%.o)
 CORE_LIBS := -l:libinih.a -ldl -lpthread -lelf -llz4 -lzstd -lm
 SHIM_OBJ  := $(filter-out $(CORE_OBJ),$(patsubst %.c,$(BUILD)/%.o,$(wildcard shim/*.c))) $(BUILD)/shim/devkernels_ptx.o

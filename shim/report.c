@@ -6,6 +6,7 @@
  * per kernel with the details tests and bug reports need: handle kinds,
  * entry points, parameter layout, captured and cooperative launches. */
 #include "state.h"
+#include "cachewrite.h"
 #include "demangle.h"
 #include "interpose.h"
 #include "report.h"
@@ -111,6 +112,8 @@ void gt_report_exit(void)
         return;
     gt_session_report();
     gt_apply_exit();
+    if (gt.app.cache_path[0])
+        gt_cachewrite_exit(gt.app.cache_path, gt.app.binary);
     if (!gt_log_enabled(GT_LOG_INFO))
         return;
     pthread_mutex_lock(&gt.reg.lock);

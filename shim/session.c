@@ -36,6 +36,7 @@
  * launch run as built. */
 #include "session.h"
 #include "cachefile.h"
+#include "cachewrite.h"
 #include "devk.h"
 #include "direct.h"
 #include "estimate.h"
@@ -901,7 +902,7 @@ static long persist(struct session *s, const char *signature, const char *config
                           .space = gt_strategy_space_size(s->strategy) + 1, .tuned = when};
     if (!gt.app.cache_path[0])
         gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
-    else if (gt_cache_save(gt.app.cache_path, gt.app.binary, &e, 1, err, sizeof err) != 0)
+    else if (gt_cachewrite_save(gt.app.cache_path, gt.app.binary, &e, 1, err, sizeof err) != 0)
         gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
     pthread_mutex_lock(&p->lock);
     long at = gt_plan_add_cached(p, &e);
