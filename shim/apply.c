@@ -141,7 +141,7 @@ static void load_cache(struct gt_apply *a)
         return;
     enum gt_cache_status st = gt_cache_load(a->cache, a->cache_path, err, sizeof err);
     if (st != GT_CACHE_OK && a->cache->n)
-        gt_warn("%s; its %zu other entries are used", err, a->cache->n);
+        gt_warn("%s; its %zu %sentries are used", err, a->cache->n, st == GT_CACHE_DAMAGED ? "other " : "");
     else if (st != GT_CACHE_OK)
         gt_warn("%s; tuned configurations from it are not used", err);
     if (a->cache->n)
@@ -402,7 +402,6 @@ static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
 void gt_apply_exit(void)
 {
     struct guard_sum sum = {0};
-    char err[1024];
     if (!gt.app.guard)
         return;
     pthread_mutex_lock(&gt.reg.lock);
@@ -420,9 +419,8 @@ void gt_apply_exit(void)
                 "not faster, %d not judged (too few launches)", sum.kept + sum.dropped + sum.unchecked, kept,
                 sum.dropped, sum.unchecked);
     }
-    if (sum.nchanged && gt.app.cache_path[0] &&
-        gt_cachewrite_save(gt.app.cache_path, gt.app.binary, sum.changed, sum.nchanged, err, sizeof err) != 0)
-        gt_warn("the verdicts measured on the application's launches are not kept: %s", err);
+    if (sum.nchanged && gt.app.cache_path[0])
+        gt_cachewrite_save(gt.app.cache_path, gt.app.binary, sum.changed, sum.nchanged);
     for (size_t i = 0; i < sum.nchanged; i++)
         gt_centry_clear(&sum.changed[i]);
     free(sum.changed);

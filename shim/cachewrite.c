@@ -7,47 +7,47 @@
  * full once more.  After a write failed, later ones do not wait for the
  * lock: a stopped process holding it stalls the application once, not at
  * every kernel tuned.  A file that must not be written (refused, of a newer
- * format) is the caller's to report, at each write. */
+ * format) is said once; the results of the run are not kept. */
 #include "cachewrite.h"
 #include "log.h"
 
 #include <pthread.h>
-#include <stdio.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gt_cachefile held; /* entries not written yet */
 static int failed;               /* a write failed: later ones do not wait for the lock */
+static int refused;              /* the file must not be written: said once */
 
-/* Writes the held entries: 0 when written or held back, -1 (err) when they
- * cannot be written at all. */
-static int save_held(const char *path, const char *binary, int wait_ms, char *err, size_t errlen)
+/* Writes the held entries, or keeps them for later, or drops them when
+ * the file must not be written; says which once. */
+static void save_held(const char *path, const char *binary, int wait_ms)
 {
-    enum gt_cache_status st = gt_cache_save(path, binary, held.v, held.n, wait_ms, err, errlen);
+    char err[1024];
+    enum gt_cache_status st = gt_cache_save(path, binary, held.v, held.n, wait_ms, err, sizeof err);
     if (st == GT_CACHE_FAILED) {
         if (!failed)
             gt_warn("%s; the results are kept and written later (at exit at the latest)", err);
         else
             gt_debug("%s; %zu results still held back", err, held.n);
         failed = 1;
-        return 0;
+        return;
     }
+    if (st != GT_CACHE_OK && !refused++)
+        gt_warn("%s; the results of this run are not kept", err);
+    else if (st != GT_CACHE_OK)
+        gt_debug("%s; %zu more results not kept", err, held.n);
     gt_cache_clear(&held);
-    return st == GT_CACHE_OK ? 0 : -1;
 }
 
-/* Adds (or replaces) n entries in the cache file at `path`: 0 when written
- * or held back for later, -1 with err when the file cannot be written. */
-int gt_cachewrite_save(const char *path, const char *binary, const struct gt_centry *add, size_t n, char *err,
-                       size_t errlen)
+/* Adds (or replaces) n entries in the cache file at `path`, now or later. */
+void gt_cachewrite_save(const char *path, const char *binary, const struct gt_centry *add, size_t n)
 {
     pthread_mutex_lock(&lock);
-    int r = gt_cache_put(&held, add, n);
-    if (r != 0)
-        snprintf(err, errlen, "out of memory");
+    if (gt_cache_put(&held, add, n) != 0)
+        gt_warn("out of memory: %zu results are not kept", n);
     else
-        r = save_held(path, binary, failed ? 0 : GT_CACHE_LOCK_WAIT_MS, err, errlen);
+        save_held(path, binary, failed ? 0 : GT_CACHE_LOCK_WAIT_MS);
     pthread_mutex_unlock(&lock);
-    return r;
 }
 
 /* At exit: what was held back, written now or said lost. */

@@ -4,8 +4,7 @@
 
 #include "cachefile.h"
 
-int gt_cachewrite_save(const char *path, const char *binary, const struct gt_centry *add, size_t n, char *err,
-                       size_t errlen);
+void gt_cachewrite_save(const char *path, const char *binary, const struct gt_centry *add, size_t n);
 void gt_cachewrite_exit(const char *path, const char *binary);
 
 #endif

@@ -889,7 +889,7 @@ static int remeasure(struct session *s, double *baseline)
  * entries, for the guard's verdict, or -1. */
 static long persist(struct session *s, const char *signature, const char *config, double best_us, double base_us)
 {
-    char when[32], err[1024];
+    char when[32];
     time_t t = time(NULL);
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
@@ -902,8 +902,8 @@ static long persist(struct session *s, const char *signature, const char *config
                           .space = gt_strategy_space_size(s->strategy) + 1, .tuned = when};
     if (!gt.app.cache_path[0])
         gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
-    else if (gt_cachewrite_save(gt.app.cache_path, gt.app.binary, &e, 1, err, sizeof err) != 0)
-        gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
+    else
+        gt_cachewrite_save(gt.app.cache_path, gt.app.binary, &e, 1);
     pthread_mutex_lock(&p->lock);
     long at = gt_plan_add_cached(p, &e);
     pthread_mutex_unlock(&p->lock);
