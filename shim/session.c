@@ -1040,6 +1040,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     double t0 = now(), baseline = -1;
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
     begin_exclusive();
+    gt.app.jit.answer_ms = (int)(seconds * 1000); /* a compiler worker gets no longer than the session */
     int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
     double t1 = now();
     if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
