@@ -446,24 +446,36 @@ static void wait_build(struct session *s, struct gt_pool *pool, struct candidate
 /* GPUTUNE_TRIALS: every trial as a CSV row, appended, for studying a space
  * (run with GPUTUNE_WATCHDOG=off to have every time in full).  Sessions run
  * one at a time, so rows never interleave. */
+static FILE *trials;
+static int trials_opened;
+
 static FILE *trials_file(void)
 {
-    static FILE *f;
-    static int opened;
-    if (opened)
-        return f;
-    opened = 1;
+    if (trials_opened)
+        return trials;
+    trials_opened = 1;
     const char *path = getenv(GPUTUNE_ENV_TRIALS);
     if (!path || !*path)
         return NULL;
-    if (!(f = fopen(path, "a"))) {
+    if (!(trials = fopen(path, "a"))) {
         gt_warn("cannot write %s=%s: %s", GPUTUNE_ENV_TRIALS, path, strerror(errno));
         return NULL;
     }
-    if (ftell(f) == 0)
-        fprintf(f, "kernel,signature,configuration,outcome,us,build_s,instr,regions,threads,block_threads,"
-                   "blocks_per_sm,regs\n");
-    return f;
+    if (ftell(trials) == 0)
+        fprintf(trials, "kernel,signature,configuration,outcome,us,build_s,instr,regions,threads,block_threads,"
+                        "blocks_per_sm,regs\n");
+    return trials;
+}
+
+/* A write that failed (a full disk) ends the recording, said once. */
+static void trials_check(FILE *f)
+{
+    if (fflush(f) == 0 && !ferror(f))
+        return;
+    gt_warn("cannot write %s=%s: %s; no more trials are recorded", GPUTUNE_ENV_TRIALS, getenv(GPUTUNE_ENV_TRIALS),
+            strerror(errno ? errno : EIO));
+    fclose(f);
+    trials = NULL;
 }
 
 /* A row: e, when known, is the variant's estimate (estimate.c). */
@@ -479,7 +491,7 @@ static void record(const struct session *s, const char *cfgtext, const char *out
                 e->regs);
     else
         fprintf(f, ",,,,,\n");
-    fflush(f);
+    trials_check(f);
 }
 
 /* The loaded variant's estimate into e: e, or NULL (said in the debug log)
@@ -1115,7 +1127,7 @@ void gt_session_report(void)
     const char *csv_path = getenv(GPUTUNE_ENV_REPORT);
     FILE *csv = csv_path && *csv_path ? fopen(csv_path, "w") : NULL;
     if (csv_path && *csv_path && !csv)
-        gt_warn("cannot write GPUTUNE_REPORT=%s", csv_path);
+        gt_warn("cannot write %s=%s: %s", GPUTUNE_ENV_REPORT, csv_path, strerror(errno));
     if (csv)
         fprintf(csv, "kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,"
                      "strategy,seconds,compile_s,trial_s,snapshot_s,configuration\n");
@@ -1132,6 +1144,11 @@ void gt_session_report(void)
                     r->verify_failures, r->aborted, (unsigned long long)r->space, r->strategy, r->seconds,
                     r->compile_s, r->trial_s, r->snapshot_s, r->config);
     }
-    if (csv)
-        fclose(csv);
+    if (!csv)
+        return;
+    int bad = fflush(csv) != 0 ? errno : ferror(csv) ? EIO : 0;
+    if (fclose(csv) != 0 && !bad)
+        bad = errno;
+    if (bad)
+        gt_warn("cannot write %s=%s: %s", GPUTUNE_ENV_REPORT, csv_path, strerror(bad));
 }

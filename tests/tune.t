@@ -74,6 +74,10 @@ check "  and not applied" grep -q "GPUTUNE_SET is not applied" "$TMP/badset.log"
 : >"$TMP/plainfile"
 GPUTUNE_TRIALS="$TMP/plainfile/x.csv" minirt retune badtrials >/dev/null
 check "a GPUTUNE_TRIALS that cannot be written is reported" grep -q "cannot write GPUTUNE_TRIALS=$TMP/plainfile/x.csv" "$TMP/badtrials.log"
+GPUTUNE_TRIALS=/dev/full GPUTUNE_REPORT=/dev/full minirt retune full >/dev/null
+is "$(grep -c 'cannot write GPUTUNE_TRIALS=/dev/full: No space left on device; no more trials are recorded' "$TMP/full.log")" 1 \
+    "GPUTUNE_TRIALS on a full disk: said once"
+check "  as is GPUTUNE_REPORT" grep -q "cannot write GPUTUNE_REPORT=/dev/full: No space left on device" "$TMP/full.log"
 
 # Kernels with side effects: nvrtc_min's chatty calls device printf, which
 # every trial would repeat.  Its kernels report no parameters, as chatty
