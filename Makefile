@@ -35,6 +35,7 @@ UNIT      := $(patsubst tests/%.c,$(BUILD)/tests/%.t,$(wildcard tests/*.c))
 HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt \
              $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
              $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
+             $(BUILD)/tests/helpers/libtruncmap.so \
              $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app \
              $(BUILD)/tests/helpers/lattice_app \
              $(BUILD)/tests/helpers/printf_app \
@@ -116,6 +117,10 @@ $(BUILD)/tests/helpers/gpu_probe: tests/helpers/gpu_probe.c
 $(BUILD)/tests/helpers/libchain.so: tests/helpers/chain_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -DCHAIN_WRAPPER $< -o $@ -ldl
+
+$(BUILD)/tests/helpers/libtruncmap.so: tests/helpers/truncmap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared $< -o $@ -ldl
 
 $(BUILD)/tests/helpers/libtarget.so: tests/helpers/chain_lib.c
 	@mkdir -p $(dir $@)
