@@ -53,10 +53,23 @@ void gt_policy_free(struct gt_policy *p)
     free(p);
 }
 
+/* Whether an array of n grown only by grow_to must grow for one more: its
+ * capacity is n rounded up to a power of two, so growing costs amortized
+ * constant time even where realloc always copies (AddressSanitizer). */
+static int full(size_t n)
+{
+    return (n & (n - 1)) == 0;
+}
+
+static size_t grow_to(size_t n)
+{
+    return n ? n * 2 : 1;
+}
+
 static int push(void *arrayp, size_t *n, void *item)
 {
     void ***a = arrayp;
-    void **v = realloc(*a, (*n + 1) * sizeof *v);
+    void **v = full(*n) ? realloc(*a, grow_to(*n) * sizeof *v) : *a;
     if (!v)
         return -1;
     v[(*n)++] = item;
@@ -101,7 +114,9 @@ static struct gt_loc at(const struct loader *L, int col)
 static int new_section(struct loader *L, char *pattern, int is_defaults, int col, int bad)
 {
     struct gt_section *sec = calloc(1, sizeof *sec);
-    struct raw_section *v = sec ? realloc(L->secs, (L->nsecs + 1) * sizeof *v) : NULL;
+    struct raw_section *v = !sec               ? NULL
+                            : full(L->nsecs) ? realloc(L->secs, grow_to(L->nsecs) * sizeof *v)
+                                             : L->secs;
     if (!v) {
         free(sec);
         free(pattern);

@@ -480,7 +480,7 @@ static void write_entry(FILE *f, const struct gt_centry *e)
 /* A damaged file stays readable under FILE.bad; the new one replaces it. */
 static void keep_aside(const char *path)
 {
-    char aside[PATH_MAX + 8];
+    char aside[PATH_MAX + 128];
     snprintf(aside, sizeof aside, "%s.bad", path);
     unlink(aside);
     if (link(path, aside) != 0)
@@ -490,7 +490,7 @@ static void keep_aside(const char *path)
 static enum gt_cache_status write_file(const char *path, const char *binary, const struct gt_cachefile *c,
                                        int damaged, char *err, size_t errlen)
 {
-    char tmp[PATH_MAX + 8];
+    char tmp[PATH_MAX + 128];
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -528,7 +528,7 @@ static enum gt_cache_status write_file(const char *path, const char *binary, con
  * *st and err. */
 static int take_lock(const char *path, int wait_ms, enum gt_cache_status *st, char *err, size_t errlen)
 {
-    char lockpath[PATH_MAX + 8];
+    char lockpath[PATH_MAX + 128];
     snprintf(lockpath, sizeof lockpath, "%s.lock", path);
     int fd = gt_cachedir_open(lockpath, O_RDWR | O_CREAT, err, errlen);
     if (fd < 0) {
