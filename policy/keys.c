@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_VALUES 65536
@@ -766,8 +767,15 @@ static void apply_source(struct ctx *c, const struct gt_raw *r, const char *arg,
         nomem(c, r);
         return;
     }
-    if (access(path, R_OK) != 0) {
+    struct stat st;
+    if (stat(path, &st) != 0 || access(path, R_OK) != 0) {
         err_at(c, r, it.off, "cannot read source '%s': %s", path, strerror(errno));
+        free(path);
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* /dev/zero would never end, a FIFO never begin */
+        err_at(c, r, it.off, "source '%s' is not a regular file", path);
         free(path);
         return;
     }

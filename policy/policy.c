@@ -53,10 +53,23 @@ void gt_policy_free(struct gt_policy *p)
     free(p);
 }
 
+/* Whether an array of n grown only by grow_to must grow for one more: its
+ * capacity is n rounded up to a power of two, so growing costs amortized
+ * constant time even where realloc always copies (AddressSanitizer). */
+static int full(size_t n)
+{
+    return (n & (n - 1)) == 0;
+}
+
+static size_t grow_to(size_t n)
+{
+    return n ? n * 2 : 1;
+}
+
 static int push(void *arrayp, size_t *n, void *item)
 {
     void ***a = arrayp;
-    void **v = realloc(*a, (*n + 1) * sizeof *v);
+    void **v = full(*n) ? realloc(*a, grow_to(*n) * sizeof *v) : *a;
     if (!v)
         return -1;
     v[(*n)++] = item;
@@ -101,7 +114,9 @@ static struct gt_loc at(const struct loader *L, int col)
 static int new_section(struct loader *L, char *pattern, int is_defaults, int col, int bad)
 {
     struct gt_section *sec = calloc(1, sizeof *sec);
-    struct raw_section *v = sec ? realloc(L->secs, (L->nsecs + 1) * sizeof *v) : NULL;
+    struct raw_section *v = !sec               ? NULL
+                            : full(L->nsecs) ? realloc(L->secs, grow_to(L->nsecs) * sizeof *v)
+                                             : L->secs;
     if (!v) {
         free(sec);
         free(pattern);
@@ -404,21 +419,48 @@ static void free_raw(struct raw_section *rs)
     free(rs->raw);
 }
 
-/* A second [defaults], or a pattern given twice, would never be used. */
+/* Sections in the order repeated_sections compares them: [defaults]
+ * first, then by pattern, then as they come in the file. */
+static int by_pattern(const void *x, const void *y, void *secs)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    const struct raw_section *a = (const struct raw_section *)secs + i, *b = (const struct raw_section *)secs + j;
+    int c = b->is_defaults - a->is_defaults;
+    if (!c && !a->is_defaults)
+        c = strcmp(a->sec->pattern ? a->sec->pattern : "", b->sec->pattern ? b->sec->pattern : "");
+    return c ? c : (i > j) - (i < j);
+}
+
+/* A second [defaults], or a pattern given twice, would never be used; said
+ * at each repeat, in file order.  Sorted, not compared pairwise: policies
+ * of hundreds of thousands of sections load in linear-logarithmic time. */
 static void repeated_sections(struct loader *L)
 {
-    for (size_t i = 0; i < L->nsecs; i++)
-        for (size_t j = 0; j < i; j++) {
-            const struct gt_section *a = L->secs[j].sec, *b = L->secs[i].sec;
-            int same = L->secs[i].is_defaults ? L->secs[j].is_defaults
-                       : a->pattern && b->pattern && strcmp(a->pattern, b->pattern) == 0;
-            if (!same)
-                continue;
-            gt_diags_add(L->d, b->loc, "%s repeats the section at line %d; merge them",
-                         L->secs[i].is_defaults ? "[defaults]" : "this section", a->loc.line);
-            L->secs[i].sec->errors++;
-            break;
+    size_t *order = malloc(L->nsecs * sizeof *order), *first = malloc(L->nsecs * sizeof *first);
+    if (L->nsecs && (!order || !first)) {
+        L->nomem++;
+    } else {
+        for (size_t i = 0; i < L->nsecs; i++)
+            order[i] = first[i] = i;
+        qsort_r(order, L->nsecs, sizeof *order, by_pattern, L->secs);
+        for (size_t k = 1; k < L->nsecs; k++) {
+            const struct raw_section *a = &L->secs[order[k - 1]], *b = &L->secs[order[k]];
+            int same = b->is_defaults ? a->is_defaults
+                                      : !a->is_defaults && a->sec->pattern && b->sec->pattern &&
+                                            strcmp(a->sec->pattern, b->sec->pattern) == 0;
+            if (same)
+                first[order[k]] = first[order[k - 1]];
         }
+        for (size_t i = 0; i < L->nsecs; i++) {
+            if (first[i] == i)
+                continue;
+            gt_diags_add(L->d, L->secs[i].sec->loc, "%s repeats the section at line %d; merge them",
+                         L->secs[i].is_defaults ? "[defaults]" : "this section", L->secs[first[i]].sec->loc.line);
+            L->secs[i].sec->errors++;
+        }
+    }
+    free(order);
+    free(first);
 }
 
 static int settle(struct loader *L, const char *dir)

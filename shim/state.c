@@ -29,6 +29,7 @@ struct gt_state gt = {
         .devk_lock = PTHREAD_MUTEX_INITIALIZER,
     },
     .launch = {.lock = PTHREAD_MUTEX_INITIALIZER},
+    .run = {.writes = {.lock = PTHREAD_MUTEX_INITIALIZER}},
 };
 
 const char *gt_mode_name(enum gt_mode mode)

@@ -12,6 +12,7 @@
 #ifndef GT_STATE_H
 #define GT_STATE_H
 
+#include "cachefile.h"
 #include "driver.h"
 #include "env.h"
 #include "jit.h"
@@ -89,6 +90,12 @@ struct gt_run_state {
     struct gt_jit jit;
     struct gt_store store;
     int have_store;
+    struct {
+        pthread_mutex_t lock;
+        struct gt_cachefile held;   /* entries not written yet */
+        int failed;                 /* a write failed: later ones do not wait for the lock */
+        int refused;                /* the file must not be written: said once */
+    } writes;                       /* cachewrite.c: this process's writes to its cache file */
 };
 
 /* shim/tune/: the sessions' shared resources and what they found. */

@@ -161,4 +161,11 @@ is "$?" 1 "a corrupt compressed entry: exit status 1"
 check "  the entry is named as damaged" grep -q "damaged elf entry for sm_90 in the fatbin at offset 0: implausible sizes" "$TMP/o"
 check "  and counted on stderr" grep -q "bad.fatbin: 1 entry could not be decoded" "$TMP/e"
 
+# A file cut short while it is mapped (here, right after).
+cp "$FX/app_default" "$TMP/shrinking"
+LD_PRELOAD="${GT_SANITIZER_PRELOAD:+$GT_SANITIZER_PRELOAD }$GT_BUILD/tests/helpers/libtruncmap.so" \
+    "$G" inspect "$TMP/shrinking" >/dev/null 2>"$TMP/e"
+is "$?" 2 "a file cut short while mapped: exit status 2, not SIGBUS"
+check "  said" grep -q "shrinking: the file was cut short while being read" "$TMP/e"
+
 done_testing

@@ -87,4 +87,12 @@ is "$?" 2 "space of a missing file: exit 2"
 "$T" space saxpy.ini >/dev/null 2>&1
 is "$?" 2 "space without a kernel: usage, exit 2"
 
+# A policy of 100000 sections loads (comparing each section with every
+# other took minutes), and a repeat among them is still found.
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "[kernel \"k%d\"]\nmaxrreg = 32, 64\n", i;
+             print "[kernel \"k7\"]" }' >"$TMP/big.ini"
+"$T" policy check "$TMP/big.ini" >/dev/null 2>"$TMP/err"
+is "$?/$(cat "$TMP/err")" "1/$TMP/big.ini:200001:1: this section repeats the section at line 15; merge them" \
+    "100000 sections: loaded, the one repeat found"
+
 done_testing

@@ -1,15 +1,23 @@
 /* test_cachefile: the per-binary cache file: naming, round trips, lookup
- * by key and by nearest signature, damaged and foreign files, files other
- * users could write, and eight processes writing at once. */
+ * by key and by nearest signature, damaged entries dropped one by one,
+ * newer formats left alone, files and directories planted or other users',
+ * errors of the moment and a lock held too long, stale temporaries swept,
+ * and eight processes writing at once. */
+#include "cachedir.h"
 #include "cachefile.h"
 #include "tap.h"
 
 #include "gputune.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct gt_centry entry(const char *kernel, const char *sig, const char *config)
@@ -20,6 +28,13 @@ static struct gt_centry entry(const char *kernel, const char *sig, const char *c
                               .baseline_us = 20.25, .trials = 42, .space = 420, .tuned = "2026-11-21T07:00:00Z"};
 }
 
+static char err[512];
+
+static enum gt_cache_status save(const char *path, const struct gt_centry *add, size_t n)
+{
+    return gt_cache_save(path, "/opt/app/bin/solver", add, n, 1000, err, sizeof err);
+}
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -27,9 +42,222 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
+/* The whole file, for comparing before and after. */
+static char *slurp(const char *path)
+{
+    static char buf[8192];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return f ? buf : NULL;
+}
+
+static int exists(const char *path, const char *suffix)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s%s", path, suffix);
+    return access(p, F_OK) == 0;
+}
+
+/* Entries are checked one by one: a bad one is dropped and named, the
+ * others used and kept; a path with a newline reads back. */
+static void damaged(const char *path, const struct gt_centry *add)
+{
+    struct gt_cachefile c;
+    char text[1024];
+    unlink(path);
+    save(path, add, 2);
+    snprintf(text, sizeof text, "%s", slurp(path));
+    char *trials = strstr(text, "trials = 42");
+    memcpy(trials, "trials = 4x", 11);
+    write_text(path, text);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && c.n == 1 && gt_cache_find(&c, &add[1]) &&
+           strstr(err, ": entry 'entry ") && strstr(err, "dropped: line ") && strstr(err, ": bad trials"),
+       "one bad number drops its entry alone, named: %s", err);
+    gt_cache_clear(&c);
+    ok(save(path, &add[2], 1) == GT_CACHE_OK && exists(path, ".bad"), "saving over it keeps the damaged file aside");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 2 && gt_cache_find(&c, &add[1]) &&
+           gt_cache_find(&c, &add[2]),
+       "and keeps its sound entry (%zu)", c.n);
+    gt_cache_clear(&c);
+
+    write_text(path, "[gputune]\nformat = 1\n[entry x]\nkernel = k\nthis is not a line\n");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && strstr(err, "line 5 is not key = value"),
+       "a line that is not key = value: %s", err);
+    write_text(path, "[gputune]\nformat = 1\n[entry x]\nkernel = k\narch = sm_90\n[entry y]\nkernel = k\n");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && strstr(err, "it is incomplete") &&
+           strstr(err, "(and 1 more problems)"),
+       "incomplete entries, counted: %s", err);
+    write_text(path, "this is not a cache file\n");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && c.n == 0 && strstr(err, "line 1"),
+       "not a cache file at all: %s", err);
+
+    struct gt_centry odd = add[0];
+    odd.kernel = "_Z3oddv\\n";
+    unlink(path);
+    ok(gt_cache_save(path, "/opt/my\napp\\bin/solver", &odd, 1, 1000, err, sizeof err) == GT_CACHE_OK,
+       "a program path with a newline and a backslash");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 1 && !strcmp(c.v[0].kernel, "_Z3oddv\\n"),
+       "reads back: %s", err);
+    gt_cache_clear(&c);
+}
+
+/* A newer format is read as far as understood and never written over nor
+ * moved; what is not a regular file of the user is refused, left alone. */
+static void foreign(const char *dir, const char *path, const struct gt_centry *add)
+{
+    struct gt_cachefile c;
+    char aside[600];
+    snprintf(aside, sizeof aside, "%s.bad", path);
+    unlink(aside);
+    unlink(path);
+    save(path, add, 1);
+    char text[2048];
+    snprintf(text, sizeof text, "%s", slurp(path));
+    memcpy(strstr(text, "format = 1"), "format = 9", 10);
+    strcat(text, "colour = blue\n[entry new]\nkernel = k\nshape = round\n");
+    write_text(path, text);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_NEWER && c.n == 1 &&
+           strstr(err, "has format 9, newer than this libgputune's 1"),
+       "a newer format is read as far as understood: %s", err);
+    gt_cache_clear(&c);
+    ok(save(path, &add[1], 1) == GT_CACHE_NEWER && !strcmp(slurp(path), text) && !exists(path, ".bad"),
+       "and neither written over nor moved: %s", err);
+
+    unlink(path);
+    mkdir(path, 0700);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_REFUSED && strstr(err, "is not a regular file"),
+       "a directory in its place is refused: %s", err);
+    ok(save(path, add, 1) == GT_CACHE_REFUSED && !exists(path, ".bad") && rmdir(path) == 0,
+       "and neither renamed nor written");
+
+    write_text(path, "");
+    chmod(path, 0666);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_REFUSED && strstr(err, "writable by other users"),
+       "a file others can write is refused: %s", err);
+    ok(save(path, add, 1) == GT_CACHE_REFUSED && strstr(err, "writable by other"), "and not written either");
+    chmod(path, 0600);
+    if (geteuid() == 0 && chown(path, 65534, 65534) == 0) {
+        ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_REFUSED && strstr(err, "belongs to another user"),
+           "another user's file is called that: %s", err);
+        chown(path, 0, 0);
+    } else {
+        ok(1, "# SKIP another user's file needs root");
+    }
+    (void)dir;
+}
+
+/* An error of the moment (here: no file descriptor left) leaves the file
+ * as it is, and says so. */
+static void transient(const char *path, const struct gt_centry *add)
+{
+    unlink(path);
+    save(path, add, 2);
+    char before[4096];
+    snprintf(before, sizeof before, "%s", slurp(path));
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct gt_cachefile c;
+        while (dup(0) >= 0)
+            ;
+        int loaded = gt_cache_load(&c, path, err, sizeof err);
+        int saved = save(path, &add[2], 1);
+        _exit(loaded == GT_CACHE_FAILED && saved == GT_CACHE_FAILED && strstr(err, "Too many open files") ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "out of file descriptors: reading and writing fail for now");
+    ok(!strcmp(slurp(path), before) && !exists(path, ".bad"), "and the file is left as it was");
+
+    int held[2];
+    pipe(held);
+    if ((pid = fork()) == 0) {
+        char lockpath[600];
+        snprintf(lockpath, sizeof lockpath, "%s.lock", path);
+        int fd = open(lockpath, O_RDWR);
+        flock(fd, LOCK_EX);
+        write(held[1], "x", 1);
+        pause();
+        _exit(0);
+    }
+    char x;
+    read(held[0], &x, 1);
+    ok(gt_cache_save(path, "/opt/app/bin/solver", &add[2], 1, 50, err, sizeof err) == GT_CACHE_FAILED &&
+           strstr(err, "another process has held") && strstr(err, "for over 0.1 s"),
+       "a lock held too long: this write fails for now: %s", err);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    close(held[0]);
+    close(held[1]);
+    ok(save(path, &add[2], 1) == GT_CACHE_OK, "and works once it is free");
+}
+
+/* Nothing planted in the cache directory is followed or waited on, and
+ * nothing is created in a refused directory. */
+static void planted(const char *dir, const char *path, const struct gt_centry *add)
+{
+    struct gt_cachefile c;
+    char lockpath[600], target[600], open_dir[600], inside[700];
+    snprintf(lockpath, sizeof lockpath, "%s.lock", path);
+    snprintf(target, sizeof target, "%s/elsewhere", dir);
+    unlink(lockpath);
+    ok(symlink(target, lockpath) == 0 && save(path, add, 1) == GT_CACHE_REFUSED && access(target, F_OK) != 0,
+       "a link planted as the lock is not followed: %s", err);
+    unlink(lockpath);
+    unlink(path);
+    alarm(20); /* a FIFO that blocked would end the test here */
+    ok(mkfifo(path, 0600) == 0 && gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_REFUSED &&
+           strstr(err, "not a regular file"),
+       "a FIFO planted as the file does not block: %s", err);
+    ok(save(path, add, 1) == GT_CACHE_REFUSED, "nor is it written");
+    alarm(0);
+    unlink(path);
+
+    snprintf(open_dir, sizeof open_dir, "%s/shared", dir);
+    mkdir(open_dir, 0700);
+    chmod(open_dir, 0777);
+    snprintf(inside, sizeof inside, "%s/app-0.ini", open_dir);
+    ok(save(inside, add, 1) == GT_CACHE_REFUSED && strstr(err, "writable by other users"),
+       "a directory others can write is refused: %s", err);
+    ok(rmdir(open_dir) == 0, "and nothing was created in it");
+
+    char old[600], fresh[600], bad[600];
+    snprintf(old, sizeof old, "%s/solver-1.ini.Ab12Cd", dir);
+    snprintf(fresh, sizeof fresh, "%s/solver-1.ini.Zz98Yx", dir);
+    snprintf(bad, sizeof bad, "%s/solver-1.ini.bad", dir);
+    write_text(old, "");
+    write_text(fresh, "");
+    write_text(bad, "");
+    struct timeval long_ago[2] = {{time(NULL) - 2 * GT_CACHEDIR_STALE_S, 0}, {time(NULL) - 2 * GT_CACHEDIR_STALE_S, 0}};
+    utimes(old, long_ago);
+    utimes(bad, long_ago);
+    is_int(gt_cachedir_sweep(dir, GT_CACHEDIR_STALE_S), 1, "the sweep removes one stale temporary");
+    ok(access(old, F_OK) != 0 && access(fresh, F_OK) == 0 && access(bad, F_OK) == 0,
+       "the old one: not one a writer may be writing, nor another file");
+    unlink(fresh);
+    unlink(bad);
+}
+
+/* A read that fails says why, whatever the buffer held before. */
+static void unreadable(const char *path)
+{
+    struct gt_cachefile c;
+    unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT, 0600);
+    ok(fd >= 0 && ftruncate(fd, (off_t)2 << 30) == 0, "a 2 GiB file");
+    close(fd);
+    memset(err, 'Z', sizeof err - 1);
+    err[sizeof err - 1] = '\0';
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_REFUSED && !strncmp(err, "cannot read ", 12),
+       "too big to read: said, not what the buffer held: %.60s", err);
+    unlink(path);
+}
+
 int main(void)
 {
-    char dir[] = "/tmp/gputune-cache-XXXXXX", path[512], err[512], cmd[600], other[600];
+    char dir[] = "/tmp/gputune-cache-XXXXXX", path[512], cmd[600], other[600];
     ok(mkdtemp(dir) != NULL, "a cache directory");
     ok(gt_cache_file(dir, "/opt/app/bin/solver", path, sizeof path) == 0 && strstr(path, "/solver-") &&
            strstr(path, ".ini"),
@@ -65,7 +293,7 @@ int main(void)
                            "and_so_on_for_a_long_time_because_real_kernel_names_are_long_0123456789";
     struct gt_centry add[] = {entry("_Z5saxpyifPKfPf", sig, "maxrreg=64 dlcm=cg"),
                               entry("_Z5saxpyifPKfPf", big, "maxrreg=32"), entry(longname, sig, "cache=l1")};
-    ok(gt_cache_save(path, "/opt/app/bin/solver", add, 3, err, sizeof err) == 0, "three entries saved: %s", err);
+    ok(save(path, add, 3) == 0, "three entries saved: %s", err);
     ok(gt_cache_load(&c, path, err, sizeof err) == 0 && c.n == 3, "and read back (%zu)", c.n);
     const struct gt_centry *e = gt_cache_find(&c, &add[0]);
     ok(e && !strcmp(e->config, "maxrreg=64 dlcm=cg") && e->time_us == 12.5 && e->trials == 42 && e->space == 420 &&
@@ -87,7 +315,7 @@ int main(void)
     struct gt_centry verdict = add[1];
     verdict.guard = GT_CENTRY_DROPPED;
     verdict.guard_speedup = 0.97;
-    ok(gt_cache_save(path, "/opt/app/bin/solver", &verdict, 1, err, sizeof err) == 0, "a verdict of the guard saved");
+    ok(save(path, &verdict, 1) == 0, "a verdict of the guard saved");
     gt_cache_load(&c, path, err, sizeof err);
     e = gt_cache_find(&c, &verdict);
     ok(e && e->guard == GT_CENTRY_DROPPED && e->guard_speedup == 0.97 && gt_cache_find(&c, &add[0])->guard == 0,
@@ -98,40 +326,23 @@ int main(void)
         char text[256];
         snprintf(text, sizeof text, "[gputune]\nformat = 1\n[entry x]\nkernel = k\nguard = %s\n", bad_guards[i]);
         write_text(path, text);
-        ok(gt_cache_load(&c, path, err, sizeof err) != 0 && strstr(err, "line 5: bad guard"), "guard = %s: %s",
-           bad_guards[i], err);
+        ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && strstr(err, "line 5: bad guard"),
+           "guard = %s: %s", bad_guards[i], err);
     }
     unlink(path);
-    ok(gt_cache_save(path, "/opt/app/bin/solver", add, 3, err, sizeof err) == 0, "the three entries again");
+    ok(save(path, add, 3) == 0, "the three entries again");
 
     struct gt_centry again = entry("_Z5saxpyifPKfPf", sig, "maxrreg=80");
-    ok(gt_cache_save(path, "/opt/app/bin/solver", &again, 1, err, sizeof err) == 0, "an entry saved again");
+    ok(save(path, &again, 1) == 0, "an entry saved again");
     gt_cache_load(&c, path, err, sizeof err);
     ok(c.n == 3 && !strcmp(gt_cache_find(&c, &again)->config, "maxrreg=80"), "replaces the old one");
     gt_cache_clear(&c);
 
-    write_text(path, "[gputune]\nformat = 1\n[entry x]\nkernel = k\nthis is not a line\n");
-    ok(gt_cache_load(&c, path, err, sizeof err) != 0 && strstr(err, "line 5 is not key = value"),
-       "a damaged file is reported: %s", err);
-    write_text(path, "[gputune]\nformat = 99\n");
-    ok(gt_cache_load(&c, path, err, sizeof err) != 0 && strstr(err, "has format 99, this libgputune reads format 1"),
-       "a foreign format is reported: %s", err);
-    write_text(path, "[gputune]\nformat = 1\n[entry x]\nkernel = k\narch = sm_90\n");
-    ok(gt_cache_load(&c, path, err, sizeof err) != 0 && strstr(err, "incomplete"), "an incomplete entry: %s", err);
-    write_text(path, "[gputune]\nformat = 1\n[entry x]\nkernel = k\ntrials = many\n");
-    ok(gt_cache_load(&c, path, err, sizeof err) != 0 && strstr(err, "line 5: bad trials"), "a bad number: %s", err);
-    ok(gt_cache_save(path, "/opt/app/bin/solver", add, 1, err, sizeof err) == 0, "saving over a damaged file works");
-    snprintf(other, sizeof other, "%s.bad", path);
-    ok(access(other, F_OK) == 0, "and keeps the damaged one aside");
-    ok(gt_cache_load(&c, path, err, sizeof err) == 0 && c.n == 1, "the new file is sound");
-    gt_cache_clear(&c);
-
-    chmod(path, 0666);
-    ok(gt_cache_load(&c, path, err, sizeof err) != 0 && strstr(err, "writable by other users"),
-       "a file others can write is refused: %s", err);
-    ok(gt_cache_save(path, "/opt/app/bin/solver", add, 1, err, sizeof err) != 0 && strstr(err, "writable by other"),
-       "and not written either");
-    chmod(path, 0600);
+    damaged(path, add);
+    foreign(dir, path, add);
+    transient(path, add);
+    planted(dir, path, add);
+    unreadable(path);
 
     /* Eight writers at once, twenty entries each: none may be lost. */
     unlink(path);
@@ -142,7 +353,7 @@ int main(void)
                 snprintf(s, sizeof s, "grid=%d,1,1 block=128,1,1 smem=0", i + 1);
                 snprintf(name, sizeof name, "_Z6kernel%dv", p);
                 struct gt_centry one = entry(name, s, "maxrreg=64");
-                if (gt_cache_save(path, "/opt/app/bin/solver", &one, 1, err, sizeof err) != 0)
+                if (save(path, &one, 1) != 0)
                     _exit(1);
             }
             _exit(0);

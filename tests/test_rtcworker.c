@@ -1,7 +1,8 @@
 /* test_rtcworker: NVRTC in compiler worker processes (shim/compile/rtcworker.c).
  * The same PTX, lowered names and logs as in process; one worker per
  * thread, reaped when the thread exits; a worker killed, one answering
- * garbage, one missing: the builds still succeed, in process; malformed
+ * garbage, one missing: the builds still succeed, in process; one that
+ * never answers is killed after the budget, its build failed; malformed
  * messages to the worker's loop are errors, never crashes.  No GPU; the
  * worker is $GT_BUILD/gputune. */
 #include "jit.h"
@@ -162,6 +163,33 @@ static void garbage(const char *dir)
     ok(notes == 1 && strstr(last_note, "garbage") && strstr(last_note, "stopped it"), "in process, said: %s",
        last_note);
     is_int(gt_rtcw_pid(), 0, "the worker was stopped and reaped");
+    unlink(script);
+}
+
+/* A worker that never answers: killed once the budget is spent, its build failed. */
+static void silent(const char *dir)
+{
+    struct gt_jit mute = there;
+    char script[PATH_MAX];
+    snprintf(script, sizeof script, "%s/mute", dir);
+    FILE *f = fopen(script, "w");
+    if (f) {
+        fputs("#!/bin/sh\nexec sleep 600\n", f);
+        fclose(f);
+    }
+    ok(f && chmod(script, 0700) == 0, "a worker that never answers");
+    snprintf(mute.worker, sizeof mute.worker, "%s", script);
+    mute.answer_ms = 200;
+    notes = finals = 0;
+    struct gt_jit_rtc_in in = {.name = "k.cu", .text = "extern \"C\" __global__ void k() {}\n"};
+    struct gt_jit_rtc_out out = {0};
+    ok(gt_rtcw_compile(&mute, &in, &out) == 0 && !out.ok && out.log &&
+           strstr(out.log, "did not answer within 0.2 s (the session's budget)"),
+       "its build fails once the budget is spent: %s", out.log ? out.log : "(no log)");
+    ok(notes == 1 && finals == 1 && strstr(last_note, "stopped it") && strstr(last_note, "the build failed"),
+       "said once: %s", last_note);
+    is_int(gt_rtcw_pid(), 0, "the worker was killed and reaped");
+    free(out.log);
     unlink(script);
 }
 
@@ -410,6 +438,7 @@ int main(void)
     killed();
     ok(mkdtemp(dir) != NULL, "a temporary folder");
     garbage(dir);
+    silent(dir);
     rmdir(dir);
     missing();
     malformed();

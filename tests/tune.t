@@ -38,7 +38,7 @@ is "$(grep -c ' tuned in ' "$TMP/retune.log")" 7 "retune mode tunes everything a
 
 echo "this is not a cache file" >"$cache"
 is "$(minirt run corrupt)" "minirt: done" "a damaged cache file does not stop the application"
-check "it is reported" grep -q "minirt-.*\.ini: line 1 is not key = value; tuned configurations from it are not used" "$TMP/corrupt.log"
+check "it is reported" grep -q "minirt-.*\.ini: line 1 is not key = value.*; tuned configurations from it are not used" "$TMP/corrupt.log"
 minirt tune rewrite >/dev/null
 check "tuning again puts it aside and writes a sound one" sh -c "test -e '$cache.bad' && grep -q '^format = 1' '$cache'"
 
@@ -47,7 +47,7 @@ check "tuning again puts it aside and writes a sound one" sh -c "test -e '$cache
 out=$(GPUTUNE_CACHE_DIR="$TMP/plainfile/cache" minirt tune readonly)
 is "$out" "minirt: done" "a cache directory that cannot be made does not stop the application"
 check "and is reported" grep -q "cannot create cache directory $TMP/plainfile" "$TMP/readonly.log"
-check "as is the result it could not keep" grep -q "the tuning result is not kept" "$TMP/readonly.log"
+check "as are the results it could not keep, once" sh -c "test \$(grep -c 'the results of this run are not kept' '$TMP/readonly.log') = 1"
 
 # GPUTUNE_SET over the settings, GPUTUNE_TRIALS recording each trial.
 GPUTUNE_SET='budget.trials=2 strategy=random' GPUTUNE_TRIALS="$TMP/trials.csv" GPUTUNE_REPORT="$TMP/set.csv" \
@@ -74,6 +74,10 @@ check "  and not applied" grep -q "GPUTUNE_SET is not applied" "$TMP/badset.log"
 : >"$TMP/plainfile"
 GPUTUNE_TRIALS="$TMP/plainfile/x.csv" minirt retune badtrials >/dev/null
 check "a GPUTUNE_TRIALS that cannot be written is reported" grep -q "cannot write GPUTUNE_TRIALS=$TMP/plainfile/x.csv" "$TMP/badtrials.log"
+GPUTUNE_TRIALS=/dev/full GPUTUNE_REPORT=/dev/full minirt retune full >/dev/null
+is "$(grep -c 'cannot write GPUTUNE_TRIALS=/dev/full: No space left on device; no more trials are recorded' "$TMP/full.log")" 1 \
+    "GPUTUNE_TRIALS on a full disk: said once"
+check "  as is GPUTUNE_REPORT" grep -q "cannot write GPUTUNE_REPORT=/dev/full: No space left on device" "$TMP/full.log"
 
 # Kernels with side effects: nvrtc_min's chatty calls device printf, which
 # every trial would repeat.  Its kernels report no parameters, as chatty
@@ -118,6 +122,93 @@ GPUTUNE_SET='strategy=exhaustive budget.trials=1000' GPUTUNE_TRIALS="$TMP/launch
 check "  no configuration that rebuilds the kernel is tried" \
     sh -c "grep -q '^\"scale\"' '$TMP/launch.csv' &&
            ! grep '^\"scale\"' '$TMP/launch.csv' | grep -Eq 'maxrreg=[0-9]|dlcm=c|bounds=on'"
+
+# The cache file and its directory when they are damaged, foreign, planted or busy.
+rm -rf "$TMP/cache"
+minirt tune fresh >/dev/null
+cache=$(ls "$TMP"/cache/minirt-*.ini)
+sound=$(cat "$cache")
+sed -i '0,/^trials = /s/^trials = .*/trials = many/' "$cache"
+is "$(minirt run onebad)" "minirt: done" "one entry with a bad number: the application runs"
+check "  that entry is dropped and named, the others used" \
+    grep -q "minirt-.*\.ini: entry 'entry [0-9a-f]*' (line [0-9]*) dropped: line [0-9]*: bad trials; its 5 other entries are used" "$TMP/onebad.log"
+minirt tune onebad_tune >/dev/null
+is "$(grep -c ' tuned in ' "$TMP/onebad_tune.log")" 1 "  tuning again tunes that entry's signature alone"
+is "$(grep -c '^\[entry ' "$cache")" 6 "  and the file holds every entry again"
+
+printf '%s\n' "$sound" | sed 's/^format = 1$/format = 2/' >"$cache"
+newer=$(cat "$cache")
+minirt retune newer >/dev/null
+check "a newer format: said" grep -q "has format 2, newer than this libgputune's 1: read as far as understood, never written" "$TMP/newer.log"
+is "$(cat "$cache")" "$newer" "  and neither written over nor moved"
+check "  its entries are used" grep -q "never written; its 6 entries are used" "$TMP/newer.log"
+
+rm -f "$cache" "$cache.bad"
+mkdir "$cache"
+is "$(minirt tune dirfile)" "minirt: done" "a directory in the file's place: the application runs"
+check "  it is called what it is" grep -q "minirt-.*\.ini is not a regular file; not using it" "$TMP/dirfile.log"
+check "  and not renamed" sh -c "test -d '$cache' && ! test -e '$cache.bad'"
+rmdir "$cache"
+mkfifo "$cache"
+is "$(minirt run fifo)" "minirt: done" "a FIFO planted as the file does not hang run mode"
+check "  it is refused" grep -q "minirt-.*\.ini is not a regular file; not using it" "$TMP/fifo.log"
+"$GT_BUILD/gputune" cache "$H/minirt" >/dev/null 2>"$TMP/fifo_cache.err"
+is "$?" 1 "  nor gputune cache, which says why"
+rm -f "$cache" "$cache.lock"
+ln -s "$TMP/planted" "$cache.lock"
+minirt tune link >/dev/null
+check "a link planted as the lock is not followed" sh -c "! test -e '$TMP/planted' && grep -q 'minirt-.*\.ini\.lock is a symbolic link; not using it' '$TMP/link.log'"
+rm -f "$cache.lock"
+
+# A program path with a newline: the file it gets reads back.
+odd="$TMP/odd
+dir"
+mkdir -p "$odd" && cp "$H/minirt" "$odd/minirt"
+LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/odd1.log" shim "$odd/minirt" >/dev/null
+LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/odd2.log" shim "$odd/minirt" >/dev/null
+check "a program path with a newline: its file reads back, nothing tuned twice" \
+    sh -c "grep -q ' tuned in ' '$TMP/odd1.log' && ! grep -q ' tuned in \|not used\|dropped' '$TMP/odd2.log'"
+
+# A directory others can write: refused, and nothing is created in it.
+mkdir -p "$TMP/shared" && chmod 777 "$TMP/shared"
+is "$(GPUTUNE_CACHE_DIR="$TMP/shared" minirt tune shared)" "minirt: done" "a cache directory others can write: the application runs"
+check "  it is refused" grep -q "cache directory $TMP/shared is writable by other users; not using it" "$TMP/shared.log"
+is "$(ls -A "$TMP/shared" | wc -l | tr -d ' ')" 0 "  and nothing is created in it"
+
+# Temporaries of killed writers: removed once old, not while a writer may be at them.
+: >"$TMP/cache/minirt-0.ini.Ab12Cd"
+: >"$TMP/cache/minirt-0.ini.Zz98Yx"
+touch -d '2 days ago' "$TMP/cache/minirt-0.ini.Ab12Cd"
+minirt retune sweep >/dev/null
+check "a stale temporary of a killed writer is removed, a fresh one kept" \
+    sh -c "! test -e '$TMP/cache/minirt-0.ini.Ab12Cd' && test -e '$TMP/cache/minirt-0.ini.Zz98Yx'"
+
+# The lock held by another process: the wait is bounded, the results are
+# held back, said once, and written once the lock is free (here: after the
+# message; at exit at the latest).
+# hold_lock: a process holding the lock until killed (its pid in $holder).
+hold_lock() {
+    rm -f "$TMP/locked"
+    sh -c 'exec 9>"$1"; flock 9; : >"$2"; exec sleep 600' _ "$cache.lock" "$TMP/locked" >/dev/null 2>&1 &
+    holder=$!
+    until test -e "$TMP/locked"; do sleep 0.05; done
+}
+hold_lock
+( until grep -q 'written later' "$TMP/busy.log" 2>/dev/null; do sleep 0.1; done; kill $holder ) &
+watcher=$!
+is "$(minirt retune busy --threads 3)" "$plain" "a lock held by another process: the application's output is unchanged"
+wait $watcher
+is "$(grep -c 'another process has held .*\.lock for over 5\.0 s; the results are kept and written later' "$TMP/busy.log")" 1 \
+    "  said once"
+is "$(grep -c '^tuned = ' "$cache")" 7 "  and every result is written once the lock is free"
+check "  not lost" sh -c "! grep -q 'not kept' '$TMP/busy.log'"
+# A holder that never lets go (a stopped process): two bounded waits, then the results are said lost.
+hold_lock
+before=$(cat "$cache")
+is "$(minirt retune stuck)" "minirt: done" "a lock never released: the application still ends"
+check "  the results are said lost at exit" grep -q "results held back are not kept: another process has held" "$TMP/stuck.log"
+is "$(cat "$cache")" "$before" "  and the file is left as it was"
+kill $holder
 
 # Eight processes tuning into one cache file at once.
 rm -rf "$TMP/cache"

@@ -6,13 +6,17 @@
  * work), and the builds of each kernel gathered into one row per kernel and
  * container: SASS per architecture, PTX per target.  inspect_out.c prints
  * the rows.  Exit status: 0 all read, 1 some entries damaged, 2 a file
- * unreadable or without device code (or a usage error). */
+ * unreadable or without device code (or a usage error).  A file cut short
+ * while mapped (another process truncating it) raises SIGBUS at the first
+ * page past its new end, on any thread: that ends the run with a message
+ * and status 2. */
 #include "inspect.h"
 #include "demangle.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +36,24 @@ static const char usage[] =
     "  -j N       decode with N threads (default: one per core)\n";
 
 /* ---- loading ---- */
+
+static const char *volatile mapped_path; /* the file being read, for the SIGBUS message */
+
+static void write_str(const char *s)
+{
+    if (write(STDERR_FILENO, s, strlen(s)) < 0)
+        return;
+}
+
+/* Only async-signal-safe calls: the fault can come on any thread. */
+static void truncated(int sig)
+{
+    (void)sig;
+    write_str("gputune inspect: ");
+    write_str(mapped_path ? mapped_path : "a file");
+    write_str(": the file was cut short while being read\n");
+    _exit(2);
+}
 
 static int map_file(struct gt_inspect_file *f)
 {
@@ -60,6 +82,7 @@ static int map_file(struct gt_inspect_file *f)
         return -1;
     }
     f->map = p;
+    mapped_path = f->path;
     return 0;
 }
 
@@ -427,6 +450,8 @@ int gt_inspect_main(int argc, char **argv)
     int first, status = 0;
     if (parse_options(argc, argv, &o, &first) != 0)
         return 2;
+    struct sigaction bus = {.sa_handler = truncated};
+    sigaction(SIGBUS, &bus, NULL);
     if (o.json)
         fputs("{\"files\": [", stdout);
     for (int i = first; i < argc; i++) {

@@ -75,10 +75,11 @@ int gt_cmd_cache(int argc, char **argv)
         return 2;
     }
     struct gt_cachefile c;
-    if (gt_cache_load(&c, path, err, sizeof err) != 0) {
+    enum gt_cache_status st = gt_cache_load(&c, path, err, sizeof err);
+    if (st != GT_CACHE_OK)
         fprintf(stderr, "gputune cache: %s\n", err);
+    if (st == GT_CACHE_REFUSED || st == GT_CACHE_FAILED)
         return 1;
-    }
     printf("%s: %zu entries\n", path, c.n);
     if (c.n)
         printf("%10s %10s %8s %-14s %6s  %-8s %-12s %s\n", "baseline", "best", "speedup", "in the app", "trials",

@@ -8,13 +8,23 @@
  * compiles.  Kernel names run to thousands of characters, so the file is
  * read by a small reader of its own, without a line limit.
  *
- * Writers serialize on a lock file (flock), read the file again under the
- * lock, merge their entries in, write a temporary file and rename it: no
- * entry of a concurrent process is lost and a reader never sees half a
- * file.  A file that does not parse, or has another format version, is
- * reported and ignored; the next write keeps it aside as FILE.bad.  A file
- * another user could write is refused. */
+ * Writers serialize on a lock file (flock, waited for a bounded time), read
+ * the file again under the lock, merge their entries in, write a temporary
+ * file and rename it: no entry of a concurrent process is lost and a reader
+ * never sees half a file.  Values are written escaped (a program path may
+ * hold a newline).
+ *
+ * Entries are checked one by one: one that does not parse is dropped and
+ * named, the others are used, and the next write keeps the damaged file
+ * aside as FILE.bad.  A file of a newer format is read as far as this
+ * library understands it and never written over.  Whatever is not a
+ * regular file of the user, in a directory of the user, is refused and left
+ * alone (cachedir.c).  An error of the moment (no descriptor, no memory, an
+ * I/O error, the lock held too long) leaves the file as it is: the caller
+ * keeps its entries and tries again later. */
 #include "cachefile.h"
+#include "arena.h"
+#include "cachedir.h"
 #include "errmsg.h"
 #include "hash.h"
 #include "store.h"
@@ -23,12 +33,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* root/NAME-HASH.ini for the binary at `binary`. */
@@ -135,8 +148,7 @@ void gt_cache_clear(struct gt_cachefile *c)
     for (size_t i = 0; i < c->n; i++)
         gt_centry_clear(&c->v[i]);
     free(c->v);
-    c->v = NULL;
-    c->n = 0;
+    *c = (struct gt_cachefile){0};
 }
 
 static int same_key(const struct gt_centry *a, const struct gt_centry *b)
@@ -192,6 +204,18 @@ const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const str
 
 /* ---- reading ---- */
 
+/* Says why in err and returns st. */
+static enum gt_cache_status status(enum gt_cache_status st, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static enum gt_cache_status status(enum gt_cache_status st, char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gt_verrf(err, errlen, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
 static char *trim(char *s)
 {
     while (*s == ' ' || *s == '\t')
@@ -200,6 +224,21 @@ static char *trim(char *s)
     while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
         *--e = '\0';
     return s;
+}
+
+/* Undoes write_escaped, in place. */
+static void unescape(char *s)
+{
+    char *out = s;
+    for (; *s; s++) {
+        if (*s == '\\' && (s[1] == '\\' || s[1] == 'n' || s[1] == 'r')) {
+            s++;
+            *out++ = *s == 'n' ? '\n' : *s == 'r' ? '\r' : '\\';
+        } else {
+            *out++ = *s;
+        }
+    }
+    *out = '\0';
 }
 
 /* `kept 1.083` or `dropped 0.970`: the verdict and the speed-up it saw. */
@@ -218,8 +257,10 @@ static int parse_guard(struct gt_centry *e, const char *val)
     return -1;
 }
 
-/* Sets one field of e; 0, or -1 for an unknown key or a bad number. */
-static int set_field(struct gt_centry *e, const char *key, const char *val)
+enum field { FIELD_SET, FIELD_BAD, FIELD_UNKNOWN, FIELD_NOMEM };
+
+/* Sets one field of e from its (escaped, in place) value. */
+static enum field set_field(struct gt_centry *e, const char *key, char *val)
 {
     char *end = NULL;
     char **str = !strcmp(key, "kernel") ? &e->kernel : !strcmp(key, "device") ? &e->device
@@ -228,7 +269,8 @@ static int set_field(struct gt_centry *e, const char *key, const char *val)
                : !strcmp(key, "tuned") ? &e->tuned : NULL;
     if (str) {
         free(*str);
-        return (*str = strdup(val)) ? 0 : -1;
+        unescape(val);
+        return (*str = strdup(val)) ? FIELD_SET : FIELD_NOMEM;
     }
     if (!strcmp(key, "image"))
         e->image = strtoull(val, &end, 16);
@@ -245,10 +287,10 @@ static int set_field(struct gt_centry *e, const char *key, const char *val)
     else if (!strcmp(key, "space"))
         e->space = strtoull(val, &end, 10);
     else if (!strcmp(key, "guard"))
-        return parse_guard(e, val);
+        return parse_guard(e, val) == 0 ? FIELD_SET : FIELD_BAD;
     else
-        return -1;
-    return end && end != val && !*end ? 0 : -1;
+        return FIELD_UNKNOWN;
+    return end && end != val && !*end ? FIELD_SET : FIELD_BAD;
 }
 
 static int complete(const struct gt_centry *e)
@@ -256,191 +298,339 @@ static int complete(const struct gt_centry *e)
     return e->kernel && e->device && e->signature && e->config && e->image && e->arch;
 }
 
-static int add_entry(struct gt_cachefile *c, struct gt_centry *e)
+static int add_entry(struct gt_cachefile *c, const struct gt_centry *e)
 {
-    struct gt_centry *v = realloc(c->v, (c->n + 1) * sizeof *v);
-    if (!v)
-        return -1;
-    c->v = v;
-    if (gt_centry_copy(&c->v[c->n], e) != 0)
+    if (gt_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v) != 0 || gt_centry_copy(&c->v[c->n], e) != 0)
         return -1;
     c->n++;
     return 0;
 }
 
-/* Parses the text of a cache file into c; -1 with err on the first problem. */
-static int parse(struct gt_cachefile *c, char *text, const char *path, char *err, size_t errlen)
+/* The state of reading one file: the entry being read, and the problems
+ * seen (the first is said in err, the others counted). */
+struct parser {
+    struct gt_cachefile *c;
+    const char *path;
+    char *err;
+    size_t errlen;
+    int format, problems, nomem;
+    struct gt_centry e;
+    int in_entry, entry_line;
+    char name[40];          /* the entry's section name, as the file has it */
+    char why[96];           /* why it is dropped; "" while it is sound */
+};
+
+static void problem(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct parser *p, const char *fmt, ...)
 {
-    struct gt_centry e = {0};
-    int in_entry = 0, format = 0, line = 0, rc = 0;
-    for (char *ln = text, *next; ln && rc == 0; ln = next) {
+    if (p->problems++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        gt_verrf(p->err, p->errlen, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* The entry read so far goes in, or is dropped and named. */
+static void end_entry(struct parser *p)
+{
+    if (p->in_entry && !p->why[0] && !complete(&p->e))
+        snprintf(p->why, sizeof p->why, "it is incomplete");
+    if (p->in_entry && p->why[0])
+        problem(p, "%s: entry '%s' (line %d) dropped: %s", p->path, p->name, p->entry_line, p->why);
+    else if (p->in_entry && add_entry(p->c, &p->e) != 0)
+        p->nomem = 1;
+    gt_centry_clear(&p->e);
+    p->in_entry = 0;
+}
+
+static void begin_section(struct parser *p, const char *s, int line)
+{
+    end_entry(p);
+    p->in_entry = strncmp(s, "[entry", 6) == 0;
+    p->entry_line = line;
+    p->why[0] = '\0';
+    snprintf(p->name, sizeof p->name, "%.*s", (int)strcspn(s + 1, "]"), s + 1);
+}
+
+static void key_value(struct parser *p, char *s, int line)
+{
+    char *eq = strchr(s, '=');
+    if (!eq) {
+        if (!p->in_entry)
+            problem(p, "%s: line %d is not key = value", p->path, line);
+        else if (!p->why[0])
+            snprintf(p->why, sizeof p->why, "line %d is not key = value", line);
+        return;
+    }
+    *eq = '\0';
+    char *key = trim(s), *val = trim(eq + 1);
+    if (!p->in_entry) {
+        if (!strcmp(key, "format"))
+            p->format = atoi(val);
+        return;
+    }
+    if (p->why[0])
+        return;
+    enum field f = set_field(&p->e, key, val);
+    if (f == FIELD_NOMEM)
+        p->nomem = 1;
+    else if (f == FIELD_BAD || (f == FIELD_UNKNOWN && p->format <= GPUTUNE_CACHE_FORMAT))
+        snprintf(p->why, sizeof p->why, "line %d: bad %.40s", line, key);
+}
+
+/* Parses the text of a cache file into c. */
+static enum gt_cache_status parse(struct gt_cachefile *c, char *text, const char *path, char *err, size_t errlen)
+{
+    struct parser p = {.c = c, .path = path, .err = err, .errlen = errlen};
+    int line = 0;
+    for (char *ln = text, *next; ln && !p.nomem; ln = next) {
         next = strchr(ln, '\n');
         if (next)
             *next++ = '\0';
         line++;
         char *s = trim(ln);
-        if (!*s || *s == ';' || *s == '#')
-            continue;
-        if (*s == '[') {
-            if (in_entry && (!complete(&e) || add_entry(c, &e) != 0))
-                rc = gt_errf(err, errlen, "%s: entry before line %d is incomplete", path, line);
-            gt_centry_clear(&e);
-            in_entry = strncmp(s, "[entry", 6) == 0;
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            rc = gt_errf(err, errlen, "%s: line %d is not key = value", path, line);
-            break;
-        }
-        *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
-        if (!in_entry && !strcmp(key, "format"))
-            format = atoi(val);
-        else if (in_entry && set_field(&e, key, val) != 0)
-            rc = gt_errf(err, errlen, "%s: line %d: bad %s", path, line, key);
+        if (*s == '[')
+            begin_section(&p, s, line);
+        else if (*s && *s != ';' && *s != '#')
+            key_value(&p, s, line);
     }
-    if (rc == 0 && in_entry && (!complete(&e) || add_entry(c, &e) != 0))
-        rc = gt_errf(err, errlen, "%s: its last entry is incomplete", path);
-    gt_centry_clear(&e);
-    if (rc == 0 && format != GPUTUNE_CACHE_FORMAT)
-        rc = gt_errf(err, errlen, "%s has format %d, this libgputune reads format %d", path, format,
-                  GPUTUNE_CACHE_FORMAT);
-    return rc;
+    end_entry(&p);
+    if (p.nomem)
+        return status(GT_CACHE_FAILED, err, errlen, "out of memory reading %s", path);
+    if (p.format > GPUTUNE_CACHE_FORMAT)
+        return status(GT_CACHE_NEWER, err, errlen, "%s has format %d, newer than this libgputune's %d: read as far "
+                      "as understood, never written", path, p.format, GPUTUNE_CACHE_FORMAT);
+    if (p.format != GPUTUNE_CACHE_FORMAT)
+        problem(&p, "%s has format %d, this libgputune reads format %d", path, p.format, GPUTUNE_CACHE_FORMAT);
+    if (p.problems > 1) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (and %d more problems)", p.problems - 1);
+    }
+    return p.problems ? GT_CACHE_DAMAGED : GT_CACHE_OK;
 }
 
-/* Refuses a file another user could write or owns. */
-static int check_private(int fd, const char *path, char *err, size_t errlen)
+/* The whole file; NULL with errno when it cannot be read now. */
+static char *read_all(int fd)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return gt_errf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
-    if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-        return gt_errf(err, errlen, "cache file %s is writable by other users; not using it", path);
-    return 0;
-}
-
-static char *read_all(int fd, size_t *size)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < 0 || st.st_size > (1 << 30))
         return NULL;
+    if (st.st_size > (1 << 30)) {
+        errno = EFBIG;
+        return NULL;
+    }
     char *buf = malloc((size_t)st.st_size + 1);
     size_t got = 0;
     while (buf && got < (size_t)st.st_size) {
         ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r <= 0)
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            errno = e;
+            return NULL;
+        }
+        if (r == 0)
             break;
         got += (size_t)r;
     }
     if (buf)
         buf[got] = '\0';
-    *size = got;
     return buf;
 }
 
-/* Loads `path` into c.  A missing file is an empty cache (0); a file that is
- * unsafe, unreadable, corrupt or of another version leaves c empty and
- * returns -1 with err. */
-int gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen)
+static enum gt_cache_status open_status(int r)
 {
-    c->v = NULL;
-    c->n = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    return r == GT_CACHEDIR_FAILED ? GT_CACHE_FAILED : GT_CACHE_REFUSED;
+}
+
+/* The directory of `path` is the user's alone: OK or REFUSED with err. */
+static enum gt_cache_status check_dir(const char *path, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    return gt_dir_check_private(dir, err, errlen) == 0 ? GT_CACHE_OK : GT_CACHE_REFUSED;
+}
+
+/* Loads `path` into c: OK (a missing file is an empty cache), DAMAGED or
+ * NEWER with what could be read, or REFUSED or FAILED with c empty. */
+enum gt_cache_status gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen)
+{
+    *c = (struct gt_cachefile){0};
+    if (errlen)
+        err[0] = '\0';
+    int fd = gt_cachedir_open(path, O_RDONLY, err, errlen);
+    if (fd == GT_CACHEDIR_MISSING)
+        return GT_CACHE_OK;
     if (fd < 0)
-        return errno == ENOENT ? 0 : gt_errf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-    size_t size;
-    char *text = check_private(fd, path, err, errlen) == 0 ? read_all(fd, &size) : NULL;
+        return open_status(fd);
+    enum gt_cache_status st = check_dir(path, err, errlen);
+    char *text = st == GT_CACHE_OK ? read_all(fd) : NULL;
+    int e = errno;
     close(fd);
+    if (st != GT_CACHE_OK)
+        return st;
     if (!text)
-        return err[0] ? -1 : gt_errf(err, errlen, "cannot read %s", path);
-    int rc = parse(c, text, path, err, errlen);
+        return status(e == EFBIG ? GT_CACHE_REFUSED : GT_CACHE_FAILED, err, errlen, "cannot read %s: %s", path,
+                      strerror(e));
+    st = parse(c, text, path, err, errlen);
     free(text);
-    if (rc != 0)
+    if (st == GT_CACHE_FAILED)
         gt_cache_clear(c);
-    return rc;
+    return st;
 }
 
 /* ---- writing ---- */
 
+/* A value on one line: backslashes, newlines and carriage returns escaped. */
+static void write_escaped(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '\\' || *s == '\n' || *s == '\r')
+            fputc('\\', f);
+        fputc(*s == '\n' ? 'n' : *s == '\r' ? 'r' : *s, f);
+    }
+}
+
+static void write_field(FILE *f, const char *key, const char *val)
+{
+    fprintf(f, "%s = ", key);
+    write_escaped(f, val);
+    fputc('\n', f);
+}
+
 static void write_entry(FILE *f, const struct gt_centry *e)
 {
-    char id[32];
-    snprintf(id, sizeof id, "%016llx", (unsigned long long)(gt_hash64(e->kernel, strlen(e->kernel)) ^ e->image ^
-                                                             gt_hash64(e->signature, strlen(e->signature))));
-    fprintf(f, "\n[entry %s]\nkernel = %s\nimage = %016llx\ndevice = %s\narch = sm_%d\ndriver = %d\n"
-               "signature = %s\nconfig = %s\ncubin = %s\ntime_us = %.3f\nbaseline_us = %.3f\n"
-               "trials = %ld\nspace = %llu\nstrategy = %s\ntuned = %s\n",
-            id, e->kernel, (unsigned long long)e->image, e->device, e->arch, e->driver, e->signature, e->config,
-            e->cubin ? e->cubin : "", e->time_us, e->baseline_us, e->trials, (unsigned long long)e->space,
-            e->strategy ? e->strategy : "", e->tuned ? e->tuned : "");
+    fprintf(f, "\n[entry %016llx]\n", (unsigned long long)(gt_hash64(e->kernel, strlen(e->kernel)) ^ e->image ^
+                                                           gt_hash64(e->signature, strlen(e->signature))));
+    write_field(f, "kernel", e->kernel);
+    fprintf(f, "image = %016llx\n", (unsigned long long)e->image);
+    write_field(f, "device", e->device);
+    fprintf(f, "arch = sm_%d\ndriver = %d\n", e->arch, e->driver);
+    write_field(f, "signature", e->signature);
+    write_field(f, "config", e->config);
+    write_field(f, "cubin", e->cubin);
+    fprintf(f, "time_us = %.3f\nbaseline_us = %.3f\ntrials = %ld\nspace = %llu\n", e->time_us, e->baseline_us,
+            e->trials, (unsigned long long)e->space);
+    write_field(f, "strategy", e->strategy);
+    write_field(f, "tuned", e->tuned);
     if (e->guard != GT_CENTRY_UNCHECKED)
         fprintf(f, "guard = %s %.3f\n", e->guard == GT_CENTRY_KEPT ? "kept" : "dropped", e->guard_speedup);
 }
 
-static int write_file(const char *path, const char *binary, const struct gt_cachefile *c, char *err, size_t errlen)
+/* A damaged file stays readable under FILE.bad; the new one replaces it. */
+static void keep_aside(const char *path)
 {
-    char tmp[4200];
+    char aside[PATH_MAX + 128];
+    snprintf(aside, sizeof aside, "%s.bad", path);
+    unlink(aside);
+    if (link(path, aside) != 0)
+        rename(path, aside);
+}
+
+static enum gt_cache_status write_file(const char *path, const char *binary, const struct gt_cachefile *c,
+                                       int damaged, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX + 128];
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        if (fd >= 0)
+        int e = errno;
+        if (fd >= 0) {
             close(fd);
-        return gt_errf(err, errlen, "cannot write next to %s: %s", path, strerror(errno));
+            unlink(tmp);
+        }
+        return status(GT_CACHE_FAILED, err, errlen, "cannot write next to %s: %s", path, strerror(e));
     }
-    fprintf(f, "; libgputune: tuned kernel configurations for %s\n; run mode applies them; delete an entry to tune it "
-               "again\n[gputune]\nformat = %d\nbinary = %s\n",
-            binary, GPUTUNE_CACHE_FORMAT, binary);
+    errno = 0;
+    fputs("; libgputune: tuned kernel configurations for ", f);
+    write_escaped(f, binary);
+    fprintf(f, "\n; run mode applies them; delete an entry to tune it again\n[gputune]\nformat = %d\n",
+            GPUTUNE_CACHE_FORMAT);
+    write_field(f, "binary", binary);
     for (size_t i = 0; i < c->n; i++)
         write_entry(f, &c->v[i]);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+    int bad = ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !bad)
+        bad = errno;
+    if (!bad && damaged)
+        keep_aside(path);
+    if (!bad && rename(tmp, path) != 0)
+        bad = errno;
+    if (bad) {
         unlink(tmp);
-        return gt_errf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return status(GT_CACHE_FAILED, err, errlen, "cannot write %s: %s", path, strerror(bad));
+    }
+    return GT_CACHE_OK;
+}
+
+/* FILE.lock, opened and locked within wait_ms: its descriptor, or -1 with
+ * *st and err. */
+static int take_lock(const char *path, int wait_ms, enum gt_cache_status *st, char *err, size_t errlen)
+{
+    char lockpath[PATH_MAX + 128];
+    snprintf(lockpath, sizeof lockpath, "%s.lock", path);
+    int fd = gt_cachedir_open(lockpath, O_RDWR | O_CREAT, err, errlen);
+    if (fd < 0) {
+        *st = open_status(fd);
+        return -1;
+    }
+    const struct timespec pause = {0, 20 * 1000 * 1000};
+    for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 20) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= wait_ms) {
+            int e = errno;
+            close(fd);
+            *st = e == EWOULDBLOCK ? status(GT_CACHE_FAILED, err, errlen, "another process has held %s for over "
+                                            "%.1f s", lockpath, wait_ms / 1e3)
+                                   : status(GT_CACHE_FAILED, err, errlen, "cannot lock %s: %s", lockpath, strerror(e));
+            return -1;
+        }
+        nanosleep(&pause, NULL);
+    }
+    return fd;
+}
+
+/* Adds (or replaces) n entries in c; -1 when out of memory. */
+int gt_cache_put(struct gt_cachefile *c, const struct gt_centry *add, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct gt_centry *old = (struct gt_centry *)gt_cache_find(c, &add[i]);
+        if (!old && add_entry(c, &add[i]) != 0)
+            return -1;
+        if (old) {
+            gt_centry_clear(old);
+            if (gt_centry_copy(old, &add[i]) != 0)
+                return -1;
+        }
     }
     return 0;
 }
 
-/* Adds (or replaces) n entries in the file at `path`, under its lock. */
-int gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n, char *err,
-                  size_t errlen)
+/* Adds (or replaces) n entries in the file at `path`, under its lock,
+ * waiting at most wait_ms for it: OK when written; FAILED when it may work
+ * later; REFUSED or NEWER when the file must not be written. */
+enum gt_cache_status gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n,
+                                   int wait_ms, char *err, size_t errlen)
 {
-    char lockpath[4200];
-    snprintf(lockpath, sizeof lockpath, "%s.lock", path);
-    int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    enum gt_cache_status st = check_dir(path, err, errlen);
+    int lock = st == GT_CACHE_OK ? take_lock(path, wait_ms, &st, err, errlen) : -1;
     if (lock < 0)
-        return gt_errf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
-    if (flock(lock, LOCK_EX) != 0) {
-        close(lock);
-        return gt_errf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
-    }
+        return st;
     struct gt_cachefile c;
-    char why[512] = "";
-    if (gt_cache_load(&c, path, why, sizeof why) != 0) {
-        char aside[4200];
-        snprintf(aside, sizeof aside, "%s.bad", path);
-        if (!strstr(why, "writable by other users"))
-            rename(path, aside); /* keep what could not be read, start afresh */
-    }
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        struct gt_centry *old = (struct gt_centry *)gt_cache_find(&c, &add[i]);
-        if (old) {
-            gt_centry_clear(old);
-            rc = gt_centry_copy(old, &add[i]);
-        } else {
-            rc = add_entry(&c, (struct gt_centry *)&add[i]);
-        }
-    }
-    if (rc != 0)
-        gt_errf(err, errlen, "out of memory writing %s", path);
-    else if (strstr(why, "writable by other users"))
-        rc = gt_errf(err, errlen, "%s", why);
-    else
-        rc = write_file(path, binary, &c, err, errlen);
+    st = gt_cache_load(&c, path, err, errlen);
+    if (st == GT_CACHE_NEWER)
+        snprintf(err, errlen, "%s has a newer format than this libgputune's %d; not written", path,
+                 GPUTUNE_CACHE_FORMAT);
+    if ((st == GT_CACHE_OK || st == GT_CACHE_DAMAGED) && gt_cache_put(&c, add, n) != 0)
+        st = status(GT_CACHE_FAILED, err, errlen, "out of memory writing %s", path);
+    if (st == GT_CACHE_OK || st == GT_CACHE_DAMAGED)
+        st = write_file(path, binary, &c, st == GT_CACHE_DAMAGED, err, errlen);
     gt_cache_clear(&c);
     flock(lock, LOCK_UN);
     close(lock);
-    return rc;
+    return st;
 }

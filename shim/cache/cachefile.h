@@ -29,13 +29,26 @@ enum gt_centry_guard { GT_CENTRY_UNCHECKED, GT_CENTRY_KEPT, GT_CENTRY_DROPPED };
 
 struct gt_cachefile {
     struct gt_centry *v;
-    size_t n;
+    size_t n, cap;
 };
 
+/* What reading or writing a cache file came to; err says why for all but OK. */
+enum gt_cache_status {
+    GT_CACHE_OK,      /* read whole (no file: an empty cache), or written */
+    GT_CACHE_DAMAGED, /* read but for the entries and lines that do not parse, dropped; written over, kept aside */
+    GT_CACHE_NEWER,   /* a newer format, read as far as understood; never written over nor moved */
+    GT_CACHE_REFUSED, /* a link, not a regular file, another user's, writable by others: not used nor touched */
+    GT_CACHE_FAILED,  /* not now (descriptors, memory, I/O, the lock held too long): left as it is; try later */
+};
+
+/* How long a writer waits for the lock by default. */
+#define GT_CACHE_LOCK_WAIT_MS 5000
+
 int gt_cache_file(const char *root, const char *binary, char *out, size_t cap);
-int gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen);
-int gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n, char *err,
-                  size_t errlen);
+enum gt_cache_status gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen);
+enum gt_cache_status gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n,
+                                   int wait_ms, char *err, size_t errlen);
+int gt_cache_put(struct gt_cachefile *c, const struct gt_centry *add, size_t n);
 void gt_cache_clear(struct gt_cachefile *c);
 const struct gt_centry *gt_cache_find(const struct gt_cachefile *c, const struct gt_centry *key);
 const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const struct gt_centry *key);

@@ -4,10 +4,12 @@
  * into it (compiler and version, options, architecture, source or PTX), so
  * building the same variant again, in this run or the next, is a file read.
  * Files are written to a temporary name and renamed, so a reader never sees
- * half a cubin and concurrent writers of one key agree.  Directories must
- * belong to the user and be writable by nobody else: the shim loads what it
- * finds there into the application. */
+ * half a cubin and concurrent writers of one key agree; the temporaries of
+ * killed writers are swept when the store opens.  Directories and files
+ * must belong to the user and be writable by nobody else (cachedir.c): the
+ * shim loads what it finds there into the application. */
 #include "store.h"
+#include "cachedir.h"
 #include "hash.h"
 
 #include <errno.h>
@@ -62,7 +64,7 @@ int gt_store_default_root(const char *dir, char *out, size_t cap)
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* Refuses a directory that another user could write into (or owns). */
+/* Refuses a directory that another user owns or could write into. */
 int gt_dir_check_private(const char *path, char *err, size_t errlen)
 {
     struct stat st;
@@ -74,7 +76,11 @@ int gt_dir_check_private(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cache directory %s is not a directory", path);
         return -1;
     }
-    if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    if (st.st_uid != geteuid()) {
+        snprintf(err, errlen, "cache directory %s belongs to another user; not using it", path);
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
         snprintf(err, errlen, "cache directory %s is writable by other users; not using it", path);
         return -1;
     }
@@ -110,9 +116,11 @@ int gt_store_open(struct gt_store *s, const char *root, char *err, size_t errlen
     }
     char rootcopy[PATH_MAX];
     snprintf(rootcopy, sizeof rootcopy, "%s", root);
-    if (make_dirs(rootcopy, err, errlen) != 0)
+    if (make_dirs(rootcopy, err, errlen) != 0 || make_dirs(s->dir, err, errlen) != 0)
         return -1;
-    return make_dirs(s->dir, err, errlen);
+    gt_cachedir_sweep(root, GT_CACHEDIR_STALE_S);
+    gt_cachedir_sweep(s->dir, GT_CACHEDIR_STALE_S);
+    return 0;
 }
 
 static void path_of(const struct gt_store *s, struct gt_key k, const char *ext, char *out, size_t cap)
@@ -129,7 +137,8 @@ int gt_store_get(const struct gt_store *s, struct gt_key k, const char *ext, uns
 {
     char path[PATH_MAX + 64];
     path_of(s, k, ext, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[PATH_MAX + 128];
+    int fd = gt_cachedir_open(path, O_RDONLY, why, sizeof why);
     if (fd < 0)
         return -1;
     struct stat st;

@@ -18,8 +18,10 @@ struct gt_jit {
     char worker[PATH_MAX];  /* the gputune that runs NVRTC in worker processes (rtcworker.c); "" for here */
     /* The owner's log for what the workers could not do (may be NULL): each
      * failure NVRTC recovered from in this process, and `final` once when a
-     * thread gives workers up. */
+     * thread gives workers up or for a build failed because its worker did
+     * not answer in time. */
     void (*note)(int final, const char *message);
+    int answer_ms;      /* how long a worker may take to answer; 0: no limit */
     void *nvrtc_lib, *jitlink_lib;
     int nvrtc_version, jitlink_version; /* major * 1000 + minor * 10 */
     struct {

@@ -15,14 +15,17 @@
  * the worker's loop.  Whatever a worker cannot do (not start, die, answer
  * garbage) costs nothing but time: gt_rtcw_compile fails, the build runs
  * NVRTC in this process, the worker is reaped and the next build starts
- * another; after MAX_FAILURES in a row the thread stops trying.  Failures
- * are said through the owner's j->note, never logged here. */
+ * another; after MAX_FAILURES in a row the thread stops trying.  A worker
+ * that does not answer within j->answer_ms (the session's budget) is killed
+ * and its build fails: a compilation that hangs there would hang here too.
+ * Failures are said through the owner's j->note, never logged here. */
 #include "rtcworker.h"
 #include "errmsg.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -510,8 +513,19 @@ static const char *error_text(const unsigned char *body, size_t size)
     return get_end(&r) == 0 ? text : NULL;
 }
 
-/* One request and its answer. */
-static int exchange(struct worker *w, const struct writer *rq, const struct gt_jit_rtc_in *in,
+/* Whether an answer starts within ms (0: no limit). */
+static int answers(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int r;
+    while (ms > 0 && (r = poll(&p, 1, ms)) < 0 && errno == EINTR)
+        ;
+    return ms <= 0 || r != 0;
+}
+
+/* One request and its answer: 0, -1 (why says it), or 1 when no answer
+ * came within ms. */
+static int exchange(struct worker *w, const struct writer *rq, int ms, const struct gt_jit_rtc_in *in,
                     struct gt_jit_rtc_out *out, char *why, size_t len)
 {
     uint32_t tag = 0, size = 0;
@@ -520,6 +534,10 @@ static int exchange(struct worker *w, const struct writer *rq, const struct gt_j
     int r;
     if (send_all(w->fd, rq->p, rq->n) != 0)
         return gt_errf(why, len, "cannot send it the request: %s", strerror(errno));
+    if (!answers(w->fd, ms)) {
+        gt_errf(why, len, "it did not answer within %.1f s (the session's budget)", ms / 1e3);
+        return 1;
+    }
     if ((r = read_frame(w->fd, &tag, &body, &size, why, len)) == 0)
         r = gt_errf(why, len, "it closed the connection");
     else if (r > 0 && tag == GT_RTCW_ANSWER)
@@ -533,8 +551,8 @@ static int exchange(struct worker *w, const struct writer *rq, const struct gt_j
 }
 
 /* Counts a failure, ending and reaping the worker if one ran, and tells
- * the owner. */
-static void failed(struct worker *w, const struct gt_jit *j, const char *why)
+ * the owner what became of the build (`outcome`). */
+static void failed(struct worker *w, const struct gt_jit *j, const char *why, const char *outcome)
 {
     char who[32] = "", how[64] = "", msg[PATH_MAX + 512];
     if (w->pid) {
@@ -550,13 +568,14 @@ static void failed(struct worker *w, const struct gt_jit *j, const char *why)
     char tail[80] = "";
     if (final)
         snprintf(tail, sizeof tail, "; this thread stops using workers (%d failures in a row)", MAX_FAILURES);
-    snprintf(msg, sizeof msg, "compiler worker%s: %s%s%s; NVRTC ran in this process for this build%s", who, why,
-             how[0] ? "; " : "", how, tail);
+    snprintf(msg, sizeof msg, "compiler worker%s: %s%s%s; %s%s", who, why, how[0] ? "; " : "", how,
+             outcome ? outcome : "NVRTC ran in this process for this build", tail);
     if (j->note)
-        j->note(final, msg);
+        j->note(final || outcome, msg);
 }
 
-/* NVRTC in the calling thread's worker: 0 with *out filled, or -1 when the
+/* NVRTC in the calling thread's worker: 0 with *out filled (a failed
+ * compilation when the worker did not answer in time), or -1 when the
  * build must run NVRTC here (no worker, or it failed: said through j->note). */
 int gt_rtcw_compile(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_jit_rtc_out *out)
 {
@@ -570,13 +589,16 @@ int gt_rtcw_compile(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_
         free(rq.p);
         return -1;
     }
-    int r = (w->pid || spawn(w, j, why, sizeof why) == 0) ? exchange(w, &rq, in, out, why, sizeof why) : -1;
+    int r = (w->pid || spawn(w, j, why, sizeof why) == 0) ? exchange(w, &rq, j->answer_ms, in, out, why, sizeof why)
+                                                           : -1;
     free(rq.p);
     if (r == 0)
         w->failures = 0;
     else
-        failed(w, j, why);
-    return r;
+        failed(w, j, why, r > 0 ? "the build failed" : NULL);
+    if (r > 0)
+        *out = (struct gt_jit_rtc_out){.log = strdup(why)};
+    return r > 0 ? 0 : r;
 }
 
 /* The calling thread's worker, 0 when none runs. */

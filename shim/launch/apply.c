@@ -15,6 +15,7 @@
 #include "apply.h"
 #include "arena.h"
 #include "cachefile.h"
+#include "cachewrite.h"
 #include "demangle.h"
 #include "allowed.h"
 #include "capture.h"
@@ -85,7 +86,7 @@ static void load_policy(struct gt_run_state *a)
     }
 }
 
-/* The cache file of this binary, read once; a bad one is said and ignored. */
+/* The cache file of this binary, read once; what cannot be used of it is said. */
 static void load_cache(struct gt_run_state *a)
 {
     char root[PATH_MAX], err[1024];
@@ -100,9 +101,12 @@ static void load_cache(struct gt_run_state *a)
     }
     if (!(a->cache = calloc(1, sizeof *a->cache)))
         return;
-    if (gt_cache_load(a->cache, a->cache_path, err, sizeof err) != 0)
+    enum gt_cache_status st = gt_cache_load(a->cache, a->cache_path, err, sizeof err);
+    if (st != GT_CACHE_OK && a->cache->n)
+        gt_warn("%s; its %zu %sentries are used", err, a->cache->n, st == GT_CACHE_DAMAGED ? "other " : "");
+    else if (st != GT_CACHE_OK)
         gt_warn("%s; tuned configurations from it are not used", err);
-    else if (a->cache->n)
+    if (a->cache->n)
         gt_debug("cache file %s: %zu entries", a->cache_path, a->cache->n);
 }
 
@@ -248,7 +252,7 @@ static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *si
 {
     struct gt_centry key = {.image = p->ncached ? p->cached[0].image : 0, .kernel = p->k->name,
                             .device = p->device, .arch = p->arch.sm, .signature = (char *)signature};
-    struct gt_cachefile c = {p->cached, p->ncached};
+    struct gt_cachefile c = {.v = p->cached, .n = p->ncached};
     const struct gt_centry *e = gt_cache_nearest(&c, &key);
     struct gt_choice *from = e ? gt_plan_find(p, gt_hash64(e->signature, strlen(e->signature)) | 1) : NULL;
     struct gt_choice *ch = from ? gt_plan_choose(p, sig, signature, from->cfg, "the nearest tuned signature") : NULL;
@@ -359,7 +363,6 @@ static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
 void gt_apply_exit(void)
 {
     struct guard_sum sum = {0};
-    char err[1024];
     if (!gt.run.guard)
         return;
     pthread_mutex_lock(&gt.track.reg.lock);
@@ -377,9 +380,8 @@ void gt_apply_exit(void)
                 "not faster, %d not judged (too few launches)", sum.kept + sum.dropped + sum.unchecked, kept,
                 sum.dropped, sum.unchecked);
     }
-    if (sum.nchanged && gt.run.cache_path[0] &&
-        gt_cache_save(gt.run.cache_path, gt.run.binary, sum.changed, sum.nchanged, err, sizeof err) != 0)
-        gt_warn("the verdicts measured on the application's launches are not kept: %s", err);
+    if (sum.nchanged && gt.run.cache_path[0])
+        gt_cachewrite_save(gt.run.cache_path, gt.run.binary, sum.changed, sum.nchanged);
     for (size_t i = 0; i < sum.nchanged; i++)
         gt_centry_clear(&sum.changed[i]);
     free(sum.changed);

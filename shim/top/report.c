@@ -6,6 +6,7 @@
  * per kernel with the details tests and bug reports need: handle kinds,
  * entry points, parameter layout, captured and cooperative launches. */
 #include "apply.h"
+#include "cachewrite.h"
 #include "demangle.h"
 #include "state.h"
 #include "interpose.h"
@@ -112,6 +113,8 @@ void gt_report_exit(void)
         return;
     gt_session_report();
     gt_apply_exit();
+    if (gt.run.cache_path[0])
+        gt_cachewrite_exit(gt.run.cache_path, gt.run.binary);
     if (!gt_log_enabled(GT_LOG_INFO))
         return;
     pthread_mutex_lock(&gt.track.reg.lock);

@@ -34,6 +34,7 @@
  * launch run as built. */
 #include "session.h"
 #include "cachefile.h"
+#include "cachewrite.h"
 #include "devk.h"
 #include "estimate.h"
 #include "hash.h"
@@ -293,24 +294,36 @@ static void wait_build(struct gt_session *s, struct gt_pool *pool, struct gt_can
 /* GPUTUNE_TRIALS: every trial as a CSV row, appended, for studying a space
  * (run with GPUTUNE_WATCHDOG=off to have every time in full).  Sessions run
  * one at a time, so rows never interleave. */
+static FILE *trials;
+static int trials_opened;
+
 static FILE *trials_file(void)
 {
-    static FILE *f;
-    static int opened;
-    if (opened)
-        return f;
-    opened = 1;
+    if (trials_opened)
+        return trials;
+    trials_opened = 1;
     const char *path = gt.env.trials;
     if (!path)
         return NULL;
-    if (!(f = fopen(path, "a"))) {
+    if (!(trials = fopen(path, "a"))) {
         gt_warn("cannot write GPUTUNE_TRIALS=%s: %s", path, strerror(errno));
         return NULL;
     }
-    if (ftell(f) == 0)
-        fprintf(f, "kernel,signature,configuration,outcome,us,build_s,instr,regions,threads,block_threads,"
-                   "blocks_per_sm,regs\n");
-    return f;
+    if (ftell(trials) == 0)
+        fprintf(trials, "kernel,signature,configuration,outcome,us,build_s,instr,regions,threads,block_threads,"
+                        "blocks_per_sm,regs\n");
+    return trials;
+}
+
+/* A write that failed (a full disk) ends the recording, said once. */
+static void trials_check(FILE *f)
+{
+    if (fflush(f) == 0 && !ferror(f))
+        return;
+    gt_warn("cannot write GPUTUNE_TRIALS=%s: %s; no more trials are recorded", gt.env.trials,
+            strerror(errno ? errno : EIO));
+    fclose(f);
+    trials = NULL;
 }
 
 /* A row: e, when known, is the variant's estimate (estimate.c). */
@@ -326,7 +339,7 @@ static void record(const struct gt_session *s, const char *cfgtext, const char *
                 e->regs);
     else
         fprintf(f, ",,,,,\n");
-    fflush(f);
+    trials_check(f);
 }
 
 /* The loaded variant's estimate into e: e, or NULL (said in the debug log)
@@ -594,7 +607,7 @@ static int remeasure(struct gt_session *s, double *baseline)
  * entries, for the guard's verdict, or -1. */
 static long persist(struct gt_session *s, const char *signature, const char *config, double best_us, double base_us)
 {
-    char when[32], err[1024];
+    char when[32];
     time_t t = time(NULL);
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
@@ -607,8 +620,8 @@ static long persist(struct gt_session *s, const char *signature, const char *con
                           .space = gt_strategy_space_size(s->strategy) + 1, .tuned = when};
     if (!gt.run.cache_path[0])
         gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
-    else if (gt_cache_save(gt.run.cache_path, gt.run.binary, &e, 1, err, sizeof err) != 0)
-        gt_warn("kernel %s: the tuning result is not kept: %s", p->shown, err);
+    else
+        gt_cachewrite_save(gt.run.cache_path, gt.run.binary, &e, 1);
     pthread_mutex_lock(&p->lock);
     long at = gt_plan_add_cached(p, &e);
     pthread_mutex_unlock(&p->lock);
@@ -767,6 +780,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     double t0 = now(), baseline = -1;
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
     begin_exclusive();
+    gt.run.jit.answer_ms = (int)(seconds * 1000); /* a compiler worker gets no longer than the session */
     int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
     double t1 = now();
     if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
@@ -839,7 +853,7 @@ void gt_session_report(void)
     const char *csv_path = gt.env.report;
     FILE *csv = csv_path && *csv_path ? fopen(csv_path, "w") : NULL;
     if (csv_path && *csv_path && !csv)
-        gt_warn("cannot write GPUTUNE_REPORT=%s", csv_path);
+        gt_warn("cannot write GPUTUNE_REPORT=%s: %s", csv_path, strerror(errno));
     if (csv)
         fprintf(csv, "kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,"
                      "strategy,seconds,compile_s,trial_s,snapshot_s,configuration\n");
@@ -856,6 +870,11 @@ void gt_session_report(void)
                     r->verify_failures, r->aborted, (unsigned long long)r->space, r->strategy, r->seconds,
                     r->compile_s, r->trial_s, r->snapshot_s, r->config);
     }
-    if (csv)
-        fclose(csv);
+    if (!csv)
+        return;
+    int bad = fflush(csv) != 0 ? errno : ferror(csv) ? EIO : 0;
+    if (fclose(csv) != 0 && !bad)
+        bad = errno;
+    if (bad)
+        gt_warn("cannot write GPUTUNE_REPORT=%s: %s", csv_path, strerror(bad));
 }
