@@ -10,9 +10,12 @@
  * application's own pace cancels), each timed by two events on the
  * application's stream around everything the shim does for that launch.
  * Nothing waits: the events are read as later launches find them done.
- * After MIN_EACH of each, a configuration clearly faster (by CLEAR, and by
- * more than the times' own spread) is kept and one not faster at all is
- * dropped; anything between is measured up to MAX_EACH of each and kept
+ * After EARLY_EACH of each, one whose every time is beyond every time of
+ * the original by EARLY_GAP (a variant many times faster, or slower) is
+ * decided at once, so that a large gain is not spent running the original
+ * for the check.  After MIN_EACH of each, a configuration clearly faster
+ * (by CLEAR, and by more than the times' own spread) is kept and one not
+ * faster at all is dropped; anything between is measured up to MAX_EACH of each and kept
  * only if GAIN faster, and by more than half the spread.  A dropped
  * configuration gives way to the original for good. */
 #include "guard.h"
@@ -23,6 +26,8 @@
 #include <string.h>
 
 #define WARMUP 2       /* untimed: one launch of each */
+#define EARLY_EACH 4
+#define EARLY_GAP 0.10
 #define MIN_EACH 8
 #define MAX_EACH 32
 #define CLEAR 0.03
@@ -132,17 +137,42 @@ static double median_of(const double *v, int n, double *spread)
     return m;
 }
 
+static void extremes(const double *v, int n, double *lo, double *hi)
+{
+    *lo = *hi = v[0];
+    for (int i = 1; i < n; i++) {
+        *lo = v[i] < *lo ? v[i] : *lo;
+        *hi = v[i] > *hi ? v[i] : *hi;
+    }
+}
+
+/* Every time of one side beyond every time of the other by EARLY_GAP:
+ * -1 the configuration is faster, 1 slower, 0 neither. */
+static int separated(const struct gt_guard *g)
+{
+    double lo[2], hi[2];
+    extremes(g->us[0], g->n[0], &lo[0], &hi[0]);
+    extremes(g->us[1], g->n[1], &lo[1], &hi[1]);
+    return hi[1] < lo[0] * (1 - EARLY_GAP) ? -1 : lo[1] > hi[0] * (1 + EARLY_GAP) ? 1 : 0;
+}
+
 /* A difference counts only beyond the spread of the times it comes from:
  * launches that share the GPU with other streams' work time unevenly. */
 static void decide(struct gt_guard *g)
 {
     int n = g->n[0] < g->n[1] ? g->n[0] : g->n[1];
     double spread[2];
-    if (n < MIN_EACH)
+    if (n < EARLY_EACH)
         return;
     g->med[0] = median_of(g->us[0], g->n[0], &spread[0]);
     g->med[1] = median_of(g->us[1], g->n[1], &spread[1]);
     g->ratio = g->med[1] / g->med[0];
+    if (n < MIN_EACH) {
+        int side = separated(g);
+        if (side)
+            g->verdict = side < 0 ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
+        return;
+    }
     double noise = spread[0] > spread[1] ? spread[0] : spread[1];
     double clear = noise > CLEAR ? noise : CLEAR, gain = noise / 2 > GAIN ? noise / 2 : GAIN;
     if (g->ratio <= 1 - clear || (n >= MAX_EACH && g->ratio <= 1 - gain))
