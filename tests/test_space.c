@@ -185,6 +185,7 @@ static void large_spaces(void)
     for (int i = 0; i < 4 && r == GT_OK; i++)
         r = gt_space_add_dim(h, names[i], GT_DIM_PARAM, big, 65536, 0, here);
     is_int(r, GT_TOO_LARGE, "a space past 2^62 configurations is refused");
+    is_str(gt_rc_name(r), "too large", "  and its result is named");
     free(big);
     gt_space_free(h);
     gt_space_free(s);
