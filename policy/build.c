@@ -56,13 +56,28 @@ static int add_spec(struct gt_space *s, const struct gt_dimspec *ds, const struc
         }
     }
     size_t def = ds->kind == GT_DIM_PARAM ? 0 : index_of(v, n, knob_default(ds->kind));
-    int i = gt_space_add_dim(s, ds->name, ds->kind, v, n, def < n ? def : 0, ds->loc);
-    if (i == -2)
+    enum gt_rc rc = gt_space_add_dim(s, ds->name, ds->kind, v, n, def < n ? def : 0, ds->loc);
+    if (rc == GT_TOO_LARGE)
         gt_diags_add(d, ds->loc, "the space passes 2^62 configurations with '%s'", ds->name);
-    if (i < 0)
+    else if (rc == GT_NO_MEMORY)
+        gt_diags_add(d, ds->loc, "out of memory");
+    if (rc != GT_OK)
         return -1;
-    s->dims[i].independent = ds->independent;
+    s->dims[s->ndims - 1].independent = ds->independent;
     return 0;
+}
+
+/* A configuration is kept as text in buffers of GT_SPACE_TEXT_MAX bytes (a
+ * cache entry's, a choice's): a space whose text could be longer is refused
+ * whole, never saved or applied cut short. */
+static int check_text(const struct gt_space *s, const struct gt_section *sec, struct gt_diags *d)
+{
+    size_t len = gt_space_text_len(s);
+    if (len < GT_SPACE_TEXT_MAX)
+        return 0;
+    gt_diags_add(d, sec->loc, "a configuration of this space takes up to %zu characters as text, more than the %d "
+                 "kept; use shorter names", len, GT_SPACE_TEXT_MAX - 1);
+    return -1;
 }
 
 static int apply_baseline(struct gt_space *s, const struct gt_section *sec, unsigned flags, struct gt_diags *d)
@@ -108,6 +123,8 @@ struct gt_space *gt_policy_space(const struct gt_section *sec, const struct gt_a
     int rc = 0;
     for (size_t i = 0; i < sec->ndims && rc == 0; i++)
         rc = add_spec(s, &sec->dims[i], a, flags, d);
+    if (rc == 0)
+        rc = check_text(s, sec, d);
     if (rc == 0)
         rc = apply_baseline(s, sec, flags, d);
     for (size_t i = 0; i < sec->nconstraints && rc == 0; i++)

@@ -252,11 +252,11 @@ void gt_space_free(struct gt_space *s)
     free(s);
 }
 
-int gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_kind kind, const int64_t *values,
-                     size_t n, size_t def, struct gt_loc loc)
+enum gt_rc gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_kind kind, const int64_t *values,
+                            size_t n, size_t def, struct gt_loc loc)
 {
     if (n == 0 || n > UINT32_MAX || s->size > MAX_SPACE / n)
-        return -2;
+        return GT_TOO_LARGE;
     size_t i = s->ndims;
     struct gt_dim *d = realloc(s->dims, (i + 1) * sizeof *d);
     if (d)
@@ -271,7 +271,7 @@ int gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_kind kind
     char *nmc = v ? strdup(name) : NULL;
     if (!nmc) {
         free(v);
-        return -1;
+        return GT_NO_MEMORY;
     }
     memcpy(v, values, n * sizeof *v);
     s->dims[i] = (struct gt_dim){nmc, kind, v, n, def < n ? def : 0, 0, loc};
@@ -279,7 +279,7 @@ int gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_kind kind
     s->opaque[i] = kind == GT_DIM_CACHE || kind == GT_DIM_DLCM;
     s->ndims++;
     s->size *= n;
-    return (int)i;
+    return GT_OK;
 }
 
 int gt_space_add_constraint(struct gt_space *s, struct gt_expr *e, int owned)
@@ -527,16 +527,16 @@ int gt_space_iter_next(struct gt_space_iter *it)
     }
 }
 
-int gt_space_count(struct gt_space_iter *it, uint64_t max_visits, uint64_t *count)
+enum gt_rc gt_space_count(struct gt_space_iter *it, uint64_t max_visits, uint64_t *count)
 {
     const struct gt_space *s = it->s;
     int nd = (int)s->ndims;
     *count = 0;
     if (!level_holds(it, -1))
-        return 0;
+        return GT_OK;
     if (nd == 0) {
         *count = 1;
-        return 0;
+        return GT_OK;
     }
     /* below the last level that has constraints, every configuration counts */
     int last = -1;
@@ -548,7 +548,7 @@ int gt_space_count(struct gt_space_iter *it, uint64_t max_visits, uint64_t *coun
         tail *= s->dims[d].n;
     if (last < 0) {
         *count = tail;
-        return 0;
+        return GT_OK;
     }
     uint64_t visits = 0;
     it->depth = 0;
@@ -556,7 +556,7 @@ int gt_space_count(struct gt_space_iter *it, uint64_t max_visits, uint64_t *coun
     set_value(it, 0);
     for (;;) {
         if (max_visits && ++visits > max_visits)
-            return -2;
+            return GT_TOO_LARGE;
         if (level_holds(it, it->depth)) {
             if (it->depth == last) {
                 *count += tail;
@@ -568,7 +568,7 @@ int gt_space_count(struct gt_space_iter *it, uint64_t max_visits, uint64_t *coun
             }
         }
         if (!advance(it))
-            return 0;
+            return GT_OK;
     }
 }
 
@@ -595,6 +595,22 @@ int gt_space_format(const struct gt_space *s, const uint32_t *cfg, char *buf, si
         at += (size_t)r;
     }
     return (int)at;
+}
+
+size_t gt_space_text_len(const struct gt_space *s)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < s->ndims; i++) {
+        size_t longest = 0;
+        for (size_t j = 0; j < s->dims[i].n; j++) {
+            char v[32];
+            int n = gt_space_value_text(s, i, j, v, sizeof v);
+            if (n > 0 && (size_t)n > longest)
+                longest = (size_t)n;
+        }
+        len += (i ? 1 : 0) + strlen(s->dims[i].name) + 1 + longest;
+    }
+    return len;
 }
 
 static int find_value(const struct gt_dim *d, int64_t v)
@@ -744,7 +760,7 @@ int gt_space_add_auto_knobs(struct gt_space *s, const struct gt_arch *a, int wit
                 continue;
             int64_t v[16];
             size_t n = gt_knob_auto_values(kinds[i], a, v, 16);
-            if (gt_space_add_dim(s, gt_knob_name(kinds[i]), kinds[i], v, n, 0, (struct gt_loc){0}) < 0)
+            if (gt_space_add_dim(s, gt_knob_name(kinds[i]), kinds[i], v, n, 0, (struct gt_loc){0}) != GT_OK)
                 return -1;
             added_split |= !pass;
         }

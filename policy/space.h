@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "expr.h"
+#include "result.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -77,9 +78,9 @@ struct gt_space_fault {
 
 struct gt_space *gt_space_new(void);
 void gt_space_free(struct gt_space *s);
-/* Returns the new dimension's index; -1 without memory, -2 if the space would
- * pass 2^62 configurations. */
-int gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_kind kind, const int64_t *values,
+/* Adds a dimension, the last one (index s->ndims - 1): GT_OK, GT_NO_MEMORY,
+ * or GT_TOO_LARGE if the space would pass 2^62 configurations. */
+enum gt_rc gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_kind kind, const int64_t *values,
                      size_t n, size_t def, struct gt_loc loc);
 /* e must have been compiled against this space's dimensions (gt_space_scope). */
 int gt_space_add_constraint(struct gt_space *s, struct gt_expr *e, int owned);
@@ -122,13 +123,20 @@ int gt_space_iter_init(struct gt_space_iter *it, const struct gt_space *s, const
 int gt_space_iter_next(struct gt_space_iter *it); /* 1: it->cfg is the next one; 0: no more */
 void gt_space_iter_clear(struct gt_space_iter *it);
 /* Counts the configurations of a fresh iterator without listing them (its
- * fault and failures tell about evaluation failures afterwards).  Gives up
- * (-2) after visiting max_visits partial configurations (0: no limit). */
-int gt_space_count(struct gt_space_iter *it, uint64_t max_visits, uint64_t *count);
+ * fault and failures tell about evaluation failures afterwards): GT_OK, or
+ * GT_TOO_LARGE after visiting max_visits partial configurations (0: no
+ * limit). */
+enum gt_rc gt_space_count(struct gt_space_iter *it, uint64_t max_visits, uint64_t *count);
 
 /* Configurations as text: "BLOCK=128 ITEMS=4 cache=l1 maxrreg=64", every
- * dimension in order.  Returns what snprintf returns. */
+ * dimension in order.  Returns what snprintf returns: len or more when
+ * truncated. */
 int gt_space_format(const struct gt_space *s, const uint32_t *cfg, char *buf, size_t len);
+/* The bytes a configuration's text may take, with its terminating null: the
+ * size of the buffers that keep one (a cache entry's, a choice's). */
+#define GT_SPACE_TEXT_MAX 512
+/* The length of the longest configuration text of s, without the null. */
+size_t gt_space_text_len(const struct gt_space *s);
 int gt_space_value_text(const struct gt_space *s, size_t dim, size_t idx, char *buf, size_t len);
 /* Parses text back, names in any order, every dimension exactly once unless
  * GT_PARSE_PARTIAL (then cfg keeps its values for dimensions not named).

@@ -5,7 +5,11 @@
  * of concurrent threads (and of processes sharing GPUTUNE_LOG_FILE, opened
  * with O_APPEND) never interleave.  Its settings live in the state (gt.log),
  * handed over once by gt_log_open(); until then, warnings and errors go to
- * stderr. */
+ * stderr.
+ *
+ * How loudly a path that gives up (a launch not tuned, a variant not used)
+ * is said follows from its result code, in gt_log_level_of() alone, so that
+ * the same kind of failure is said alike everywhere. */
 #include "log.h"
 
 #include <errno.h>
@@ -56,6 +60,24 @@ void gt_log_open(struct gt_log *log, int level, const char *path)
 int gt_log_enabled(int level)
 {
     return level <= atomic_load_explicit(&current, memory_order_acquire)->level;
+}
+
+/* The application sees its own error itself, and something unavailable here
+ * is a fact of the setup rather than a fault; what failed is a warning. */
+enum gt_log_level gt_log_level_of(enum gt_rc rc)
+{
+    switch (rc) {
+    case GT_OK:
+    case GT_APP_ERROR:
+        return GT_LOG_DEBUG;
+    case GT_UNAVAILABLE:
+        return GT_LOG_INFO;
+    case GT_FAILED:
+    case GT_TOO_LARGE:
+    case GT_NO_MEMORY:
+        break;
+    }
+    return GT_LOG_WARN;
 }
 
 void gt_log(int level, const char *fmt, ...)

@@ -2,6 +2,8 @@
 #ifndef GT_LOG_H
 #define GT_LOG_H
 
+#include "result.h"
+
 enum gt_log_level { GT_LOG_ERROR, GT_LOG_WARN, GT_LOG_INFO, GT_LOG_DEBUG };
 
 struct gt_log {
@@ -12,6 +14,8 @@ struct gt_log {
 void gt_log_open(struct gt_log *log, int level, const char *path);
 int gt_log_enabled(int level);
 void gt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The level a degraded path with result rc is said at. */
+enum gt_log_level gt_log_level_of(enum gt_rc rc);
 
 #define gt_error(...) gt_log(GT_LOG_ERROR, __VA_ARGS__)
 #define gt_warn(...)  gt_log(GT_LOG_WARN, __VA_ARGS__)

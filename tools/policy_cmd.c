@@ -87,19 +87,19 @@ static void summarize(const struct gt_policy *p, const struct gt_arch *a, struct
         }
         struct gt_space_iter it;
         uint64_t count = 0;
-        int r = gt_space_iter_init(&it, s, NULL) < 0 ? -1 : gt_space_count(&it, MAX_VISITS, &count);
-        if (r == -2)
+        enum gt_rc r = gt_space_iter_init(&it, s, NULL) < 0 ? GT_FAILED : gt_space_count(&it, MAX_VISITS, &count);
+        if (r == GT_TOO_LARGE)
             fprintf(out, "%llu configurations before constraints, too many to count after them\n",
                     (unsigned long long)s->size);
         else
             fprintf(out, "%llu configuration%s (%llu before constraints)", (unsigned long long)count,
                     count == 1 ? "" : "s", (unsigned long long)s->size);
         size_t nl = gt_space_launch_constraints(s);
-        if (r != -2 && nl)
+        if (r != GT_TOO_LARGE && nl)
             fprintf(out, ", %zu constraint%s checked at launch", nl, nl == 1 ? "" : "s");
-        if (r != -2)
+        if (r != GT_TOO_LARGE)
             fputc('\n', out);
-        if (r == 0)
+        if (r == GT_OK)
             report_fault(s, &it, d);
         gt_space_iter_clear(&it);
         gt_space_free(s);
@@ -347,7 +347,7 @@ static int list_space(const struct space_opts *o, const struct gt_section *sec, 
                 "--smem or --arg to apply them\n", nl, nl == 1 ? "" : "s", nl == 1 ? "s" : "", nl == 1 ? "is" : "are");
     uint64_t count = 0;
     if (o->count) {
-        if (gt_space_count(&it, 0, &count) == 0)
+        if (gt_space_count(&it, 0, &count) == GT_OK)
             printf("%llu\n", (unsigned long long)count);
     } else {
         size_t cap = 256;

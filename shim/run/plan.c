@@ -160,20 +160,24 @@ void gt_plan_knobs(const struct gt_plan *p, const uint32_t *cfg, struct gt_knobs
         *rebuild |= p->space->dims[i].kind == GT_DIM_PARAM && cfg[i] != p->space->dims[i].def;
 }
 
-/* Records cfg as the choice for signature `sig` (0: every launch).  Caller
- * holds p->lock or owns p alone. */
+/* Records cfg as the choice for signature `sig` (0: every launch); NULL
+ * without memory or when its texts do not fit (the space's is checked when
+ * it is built, a signature when it is made).  Caller holds p->lock or owns p
+ * alone. */
 struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *signature, const uint32_t *cfg,
                                  const char *why)
 {
     struct gt_choice *c = calloc(1, sizeof *c);
-    if (!c || !(c->cfg = malloc((p->space->ndims + 1) * sizeof *c->cfg))) {
+    if (!c || !(c->cfg = malloc((p->space->ndims + 1) * sizeof *c->cfg)) ||
+        snprintf(c->signature, sizeof c->signature, "%s", signature ? signature : "") >= (int)sizeof c->signature ||
+        gt_space_format(p->space, cfg, c->config, sizeof c->config) >= (int)sizeof c->config) {
+        if (c)
+            free(c->cfg);
         free(c);
         return NULL;
     }
     memcpy(c->cfg, cfg, p->space->ndims * sizeof *c->cfg);
     c->sig = sig;
-    snprintf(c->signature, sizeof c->signature, "%s", signature ? signature : "");
-    gt_space_format(p->space, cfg, c->config, sizeof c->config);
     gt_plan_knobs(p, cfg, &c->knobs, &c->rebuild);
     c->why = why;
     c->guarded = 1;

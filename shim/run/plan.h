@@ -19,7 +19,7 @@ struct gt_choice {
     uint32_t *cfg;
     struct gt_knobs knobs;
     int rebuild;            /* compile-time knobs or macros differ from the original */
-    char config[512];       /* as written */
+    char config[GT_SPACE_TEXT_MAX]; /* as written */
     char cubin[40];         /* store key of its cubin, "" if unknown */
     const char *why;        /* GPUTUNE_FORCE, the cache, ... */
     double time_us, baseline_us; /* as tuned, 0 if unknown */

@@ -228,8 +228,9 @@ static void collect(struct gt_session *s)
 }
 
 /* Makes sure that a candidate that skips its work cannot pass (poison.c):
- * 0, -3 when the launch is not worth tuning, -1 on failure; why says. */
-static int check_repeat(struct gt_session *s, char *why, size_t len)
+ * GT_OK, GT_UNAVAILABLE when the launch is not worth tuning, GT_FAILED;
+ * why says. */
+static enum gt_rc check_repeat(struct gt_session *s, char *why, size_t len)
 {
     struct gt_poison_run run = {.p = s->p, .k = s->hd->kernel, .c = s->c, .signature = s->signature,
                                 .snap = &s->snap, .stream = s->stream, .before = gt_trial_restore,
@@ -237,11 +238,12 @@ static int check_repeat(struct gt_session *s, char *why, size_t len)
                                 .abs_tol = s->abs_tol, .rel_tol = s->rel_tol};
     int rc = gt_poison_reference(&run, why, len);
     s->launch_only = rc == GT_POISON_LAUNCH_ONLY;
-    return rc < 0 ? -1 : rc == GT_POISON_UNTUNED ? -3 : 0;
+    return rc < 0 ? GT_FAILED : rc == GT_POISON_UNTUNED ? GT_UNAVAILABLE : GT_OK;
 }
 
-/* Runs the original from the saved state and keeps its output. */
-static int reference(struct gt_session *s, char *why, size_t len)
+/* Runs the original from the saved state and keeps its output: GT_OK, or a
+ * failure (check_repeat's, or GT_APP_ERROR, GT_FAILED) with why. */
+static enum gt_rc reference(struct gt_session *s, char *why, size_t len)
 {
     struct gt_diff d;
     gt_trial_original(s);
@@ -260,14 +262,14 @@ static int reference(struct gt_session *s, char *why, size_t len)
         r = gt.drv.cuStreamSynchronize(s->stream);
     if (r != CUDA_SUCCESS) {
         snprintf(why, len, "the original launch fails: %s", gt_cu_error(r));
-        return -2; /* the application's own error, which it is about to get */
+        return GT_APP_ERROR; /* which the application is about to get */
     }
     if (gt_snapshot_compare(&s->snap, GT_COMPARE_BITS, 0, 0, s->stream, &d, why, len) != 0)
-        return -1;
+        return GT_FAILED;
     if (d.buffer >= 0 && s->compare == GT_COMPARE_BITS) {
         snprintf(why, len, "its output differs from run to run (%llu elements of buffer %d); set verify = tolerance "
                  "in a policy to tune it", d.count, d.buffer);
-        return -1;
+        return GT_FAILED;
     }
     if (d.buffer >= 0)
         gt_info("kernel %s: its output differs from run to run; candidates are compared within the policy's "
@@ -399,7 +401,7 @@ static void keep_best(struct gt_session *s, struct gt_candidate *c, double us)
 static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, const struct gt_jit_job *built,
                                   int quiet, double *us)
 {
-    char why[1024], cfgtext[512];
+    char why[1024], cfgtext[GT_SPACE_TEXT_MAX];
     struct gt_variant v = {0}, plain = {0};
     double t0 = now();
     const char *outcome = "failed";
@@ -431,7 +433,7 @@ static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, 
 /* A candidate the strategy only wants estimated: built and loaded, not run. */
 static void estimate_only(struct gt_session *s, struct gt_candidate *c)
 {
-    char why[1024], cfgtext[512];
+    char why[1024], cfgtext[GT_SPACE_TEXT_MAX];
     struct gt_variant v = {0};
     struct gt_estimate est;
     const struct gt_estimate *e = NULL;
@@ -683,35 +685,35 @@ static double measure_original(struct gt_session *s)
     return n > 0 ? gt_median(us, n) : -1;
 }
 
-/* Everything up to the reference and the original's time; -1 with why
- * (-2: the original itself fails; -3: not worth tuning). */
-static int prepare(struct gt_session *s, char *why, size_t len)
+/* Everything up to the reference and the original's time: GT_OK, or
+ * reference()'s failure or GT_FAILED with why. */
+static enum gt_rc prepare(struct gt_session *s, char *why, size_t len)
 {
     CUresult r = gt.drv.cuCtxSynchronize();
     if (r == CUDA_SUCCESS)
         r = gt.drv.cuStreamCreate(&s->stream, CU_STREAM_NON_BLOCKING);
     if (r != CUDA_SUCCESS) {
         snprintf(why, len, "%s", gt_cu_error(r));
-        return -1;
+        return GT_FAILED;
     }
     s->trial = *s->c;
     s->trial.s = s->stream;
     choose_comparison(s);
     collect(s);
     if (gt_snapshot_alloc(&s->snap, why, len) != 0)
-        return -1;
+        return GT_FAILED;
     double t0 = now();
     if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_SAVE, s->stream)) != CUDA_SUCCESS ||
         (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
         snprintf(why, len, "saving its buffers failed: %s", gt_cu_error(r));
-        return -1;
+        return GT_FAILED;
     }
     s->saved = 1;
     double t1 = now();
     if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, s->stream)) != CUDA_SUCCESS ||
         (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
         snprintf(why, len, "restoring its buffers failed: %s", gt_cu_error(r));
-        return -1;
+        return GT_FAILED;
     }
     double t2 = now();
     s->t_save = t1 - t0;
@@ -721,20 +723,20 @@ static int prepare(struct gt_session *s, char *why, size_t len)
              s->snap.bytes / (t1 - t0) / 1e9, s->snap.bytes / (t2 - t1) / 1e9);
     if (gt_timer_begin(&s->timer, s->p->k->name) != 0) {
         snprintf(why, len, "cannot time trials");
-        return -1;
+        return GT_FAILED;
     }
     double t3 = now();
-    int rc = reference(s, why, len);
+    enum gt_rc rc = reference(s, why, len);
     s->t_run += now() - t3;
-    if (rc != 0)
+    if (rc != GT_OK)
         return rc;
     choose_watchdog(s);
     s->best_us = s->base_us = measure_original(s);
     if (s->base_us <= 0) {
         snprintf(why, len, "the original could not be timed");
-        return -1;
+        return GT_FAILED;
     }
-    return 0;
+    return GT_OK;
 }
 
 static CUresult restore_sync(struct gt_session *s)
@@ -781,18 +783,20 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
     begin_exclusive();
     gt.run.jit.answer_ms = (int)(seconds * 1000); /* a compiler worker gets no longer than the session */
-    int prepared = prepare(&s, why, sizeof why), ok = prepared == 0;
+    enum gt_rc prepared = prepare(&s, why, sizeof why);
     double t1 = now();
-    if (ok && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
+    if (prepared == GT_OK && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
     s.t_compile += now() - t1;
-    if (ok) {
+    if (prepared == GT_OK) {
         s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, gt_plan_launch_env(p, c, &env), st,
                                      budget, seed_for(p->k->name, signature), why, sizeof why);
-        ok = s.strategy != NULL;
-        if (ok)
+        if (s.strategy)
             gt_strategy_baseline(s.strategy, s.base_us);
+        else
+            prepared = GT_FAILED;
     }
+    int ok = prepared == GT_OK;
     int winner = -1;
     if (ok) {
         search(&s, budget, t0 + seconds);
@@ -800,10 +804,9 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     }
     restore_app(&s);
     struct gt_choice *ch = NULL;
-    char config[512] = "";
+    char config[GT_SPACE_TEXT_MAX] = "";
     if (!ok) {
-        gt_log(prepared == -2 ? GT_LOG_DEBUG : prepared == -3 ? GT_LOG_INFO : GT_LOG_WARN,
-               "kernel %s: launch %s not tuned: %s", p->shown, signature, why);
+        gt_log(gt_log_level_of(prepared), "kernel %s: launch %s not tuned: %s", p->shown, signature, why);
     } else {
         uint32_t *cfg = winner >= 0 ? s.best[winner].cfg : NULL;
         uint32_t *dflt = calloc(p->space->ndims + 1, sizeof *dflt);
@@ -811,8 +814,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
             gt_space_default(p->space, dflt);
             cfg = dflt;
         }
-        if (cfg)
-            gt_space_format(p->space, cfg, config, sizeof config);
+        /* checked to fit when the space was built (policy/build.c); never kept cut short */
+        int fits = !cfg || gt_space_format(p->space, cfg, config, sizeof config) < (int)sizeof config;
         if (winner >= 0 && s.best[winner].built.ok)
             gt_key_text(s.best[winner].built.key, s.key);
         double best = winner >= 0 ? s.best[winner].us : baseline;
@@ -826,7 +829,12 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot; "
                  "%ld trial%s ran over %.0f%% off their time with the watchdog's checks", p->shown, s.t_compile,
                  trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s", GT_TRIAL_SKEW * 100);
-        long entry = persist(&s, signature, config, best, baseline);
+        long entry = -1;
+        if (fits)
+            entry = persist(&s, signature, config, best, baseline);
+        else
+            gt_warn("kernel %s: its configuration passes %zu characters as text; the tuning result is not kept",
+                    p->shown, sizeof config - 1);
         remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
         if (winner >= 0) {
             pthread_mutex_lock(&p->lock);
