@@ -105,8 +105,10 @@ static void load_cache(struct gt_run_state *a)
         a->cache_path[0] = '\0';
         return;
     }
-    if (!(a->cache = calloc(1, sizeof *a->cache)))
+    if (!(a->cache = calloc(1, sizeof *a->cache))) {
+        gt_warn("%s: out of memory; tuned configurations from it are not used", a->cache_path);
         return;
+    }
     enum gt_cache_status st = gt_cache_load(a->cache, a->cache_path, err, sizeof err);
     if (st != GT_CACHE_OK && a->cache->n)
         gt_warn("%s; its %zu %sentries are used", err, a->cache->n, st == GT_CACHE_DAMAGED ? "other " : "");
