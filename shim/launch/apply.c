@@ -171,7 +171,9 @@ static void take_cached(struct gt_run_state *a, struct gt_plan *p)
         char err[512];
         struct gt_choice *ch = NULL;
         uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
-        if (!cfg || gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
+        if (!cfg)
+            gt_warn("kernel %s: out of memory for cached configuration '%s'", p->shown, e->config);
+        else if (gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
             gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
         else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
             gt_plan_mark_done(p, sig); /* nothing beat the original, in the trials or in the application */

@@ -144,8 +144,10 @@ static int fails(const void *caller)
     long n = atomic_fetch_add(&counted, 1) + 1;
     const char *after = getenv("FAILALLOC_AFTER");
     int fail = after && atol(after) == n;
-    if (fail)
+    if (fail) {
         atomic_store(&failed_at, (long)((uintptr_t)caller - shim_base));
+        errno = ENOMEM; /* as malloc sets it */
+    }
     if (atomic_load(&late))
         write_count();
     return fail;
