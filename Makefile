@@ -40,7 +40,7 @@ HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt 
              $(BUILD)/tests/helpers/gpu_probe $(BUILD)/tests/helpers/chain_main \
              $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
              $(BUILD)/tests/helpers/libdlsymwrap.so $(BUILD)/tests/helpers/libdlsymlibc.so \
-             $(BUILD)/tests/helpers/libtruncmap.so \
+             $(BUILD)/tests/helpers/libtruncmap.so $(BUILD)/tests/helpers/libfailalloc.so \
              $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app \
              $(BUILD)/tests/helpers/lattice_app \
              $(BUILD)/tests/helpers/printf_app \
@@ -136,6 +136,11 @@ $(BUILD)/tests/helpers/libdlsymlibc.so: tests/helpers/dlsym_wrap.c
 $(BUILD)/tests/helpers/libtruncmap.so: tests/helpers/truncmap.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $< -o $@ -ldl
+
+# Never instrumented: it is preloaded before a sanitizer's runtime, which then serves its allocations.
+$(BUILD)/tests/helpers/libfailalloc.so: tests/helpers/failalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SAN),$(CFLAGS)) -shared $< -o $@ -ldl -lpthread
 
 $(BUILD)/tests/helpers/libtarget.so: tests/helpers/chain_lib.c
 	@mkdir -p $(dir $@)

@@ -88,6 +88,8 @@ size_t gt_diags_count_in(const struct gt_diags *d, const char *file)
 
 int gt_diag_format(const struct gt_diag *g, char *buf, size_t len)
 {
+    if (!g->file || !*g->file) /* text of the shim's own, such as the automatic space's constraints */
+        return snprintf(buf, len, "%s", g->msg);
     if (g->line <= 0)
         return snprintf(buf, len, "%s: %s", g->file, g->msg);
     if (g->col <= 0)

@@ -380,7 +380,7 @@ static int handler(void *user, const char *section, const char *name, const char
         return 1;
     }
     if (L->cur < 0) {
-        if (!L->told_outside++)
+        if (!L->told_outside++ && !L->nomem) /* after a section lost to memory, the memory is the error */
             gt_diags_add(L->d, at(L, col_in_line(L, name)),
                          "'%s' is outside any section: start with [kernel \"PATTERN\"] or [defaults]", name);
         L->drop = 1;

@@ -53,13 +53,18 @@ static void parse_force(struct gt_run_state *a, const char *v)
     free(copy);
 }
 
-static void warn_diags(struct gt_diags *d)
+/* The loader's messages; `then`, what follows from them, ends the last one,
+ * so that one fault (out of memory) costs one message. */
+static void warn_diags(struct gt_diags *d, const char *then)
 {
     for (size_t i = 0; i < d->n; i++) {
         char msg[1024];
         gt_diag_format(&d->v[i], msg, sizeof msg);
-        gt_warn("%s", msg);
+        int last = then && i + 1 == d->n;
+        gt_warn("%s%s%s", msg, last ? "; " : "", last ? then : "");
     }
+    if (then && !d->n)
+        gt_warn("%s", then);
     gt_diags_clear(d);
 }
 
@@ -71,19 +76,20 @@ static void load_policy(struct gt_run_state *a)
     if (!have_list && !have_set)
         return;
     struct gt_diags d = {0};
-    a->policy = gt_policy_new();
-    int r = !a->policy ? -1 : have_list ? gt_policy_load_list(a->policy, list, &d) : 0;
-    warn_diags(&d);
+    if (!(a->policy = gt_policy_new())) {
+        gt_warn("out of memory for the policy: neither GPUTUNE_POLICY nor GPUTUNE_SET applies");
+        return;
+    }
+    int r = have_list ? gt_policy_load_list(a->policy, list, &d) : 0;
+    warn_diags(&d, NULL);
     if (r < 0) {
         gt_warn("GPUTUNE_POLICY: cannot read %s; no policy applies", list);
         gt_policy_free(a->policy);
         a->policy = NULL;
         return;
     }
-    if (have_set && gt_policy_override(a->policy, set, &d) != 0) {
-        warn_diags(&d);
-        gt_warn("GPUTUNE_SET is not applied");
-    }
+    if (have_set && gt_policy_override(a->policy, set, &d) != 0)
+        warn_diags(&d, "GPUTUNE_SET is not applied");
 }
 
 /* The cache file of this binary, read once; what cannot be used of it is said. */
@@ -99,8 +105,10 @@ static void load_cache(struct gt_run_state *a)
         a->cache_path[0] = '\0';
         return;
     }
-    if (!(a->cache = calloc(1, sizeof *a->cache)))
+    if (!(a->cache = calloc(1, sizeof *a->cache))) {
+        gt_warn("%s: out of memory; tuned configurations from it are not used", a->cache_path);
         return;
+    }
     enum gt_cache_status st = gt_cache_load(a->cache, a->cache_path, err, sizeof err);
     if (st != GT_CACHE_OK && a->cache->n)
         gt_warn("%s; its %zu %sentries are used", err, a->cache->n, st == GT_CACHE_DAMAGED ? "other " : "");
@@ -163,7 +171,9 @@ static void take_cached(struct gt_run_state *a, struct gt_plan *p)
         char err[512];
         struct gt_choice *ch = NULL;
         uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
-        if (!cfg || gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
+        if (!cfg)
+            gt_warn("kernel %s: out of memory for cached configuration '%s'", p->shown, e->config);
+        else if (gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
             gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
         else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
             gt_plan_mark_done(p, sig); /* nothing beat the original, in the trials or in the application */

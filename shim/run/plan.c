@@ -78,8 +78,11 @@ struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct
 {
     struct gt_plan *p = calloc(1, sizeof *p);
     struct gt_diags d = {0};
-    if (!p || !(p->shown = strdup(shown)) || device_facts(p) != 0) {
-        snprintf(err, errlen, "cannot learn the device");
+    const char *why = !p || !(p->shown = strdup(shown)) ? "out of memory"
+                      : device_facts(p) != 0                ? "cannot learn the device"
+                                                            : NULL;
+    if (why) {
+        snprintf(err, errlen, "%s", why);
         gt_plan_free(p);
         return NULL;
     }

@@ -513,6 +513,9 @@ static void search(struct gt_session *s, long budget, double deadline)
             memset(c, 0, sizeof *c);
             int got = (c->cfg = calloc(n + 1, sizeof *c->cfg)) ? gt_strategy_next(s->strategy, c->cfg) : 0;
             if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
+                if (!c->cfg)
+                    gt_warn("kernel %s: out of memory for a candidate; the search ends after %ld trials", s->p->shown,
+                            s->trials);
                 free(c->cfg);
                 /* it waits for this batch's results; with none to wait for, it is done */
                 more = got == GT_NEXT_WAIT && nb > 0;

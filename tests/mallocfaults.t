@@ -1,0 +1,73 @@
+#!/bin/sh
+# Faults of the shim's own allocations, as SQLite's tests fail their N-th
+# malloc: tests/helpers/failalloc.c, preloaded with the shim, fails the N-th
+# allocation made from the shim's code (FAILALLOC_AFTER=N), never one of the
+# application's, so every failure it injects is the shim's.  A tune session of
+# minirt --copy, then a run of it with the file that session wrote, count
+# them; then every k-th fails in turn (GT_MALLOC_STEP=1 fails each): the
+# application must print and exit as it does without the shim, and see at
+# most one warning, whole.
+. "$(dirname "$0")/lib.sh"
+
+H="$GT_BUILD/tests/helpers"
+export GPUTUNE_SET='budget.trials=3' LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda"
+# Before a sanitizer's runtime, which then serves every allocation it passes on.
+PRELOAD="$H/libfailalloc.so $GT_PRELOAD"
+[ -n "$GT_SANITIZE" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
+
+# minirt --copy in mode $MODE, its stdout and exit status on one line, in
+# files of suffix $1 (two loops share the machine's processors); run mode
+# reads a copy of the file the tune session wrote.  The timeout only turns a
+# hang into a failure.
+app() {
+    rm -rf "$TMP/cache$1"
+    [ -d "$TMP/tuned" ] && cp -r "$TMP/tuned" "$TMP/cache$1"
+    GPUTUNE_MODE=$MODE GPUTUNE_LOG=warn GPUTUNE_LOG_FILE="$TMP/log$1" FAILALLOC_COUNT="$TMP/count$1" \
+        GPUTUNE_CACHE_DIR="$TMP/cache$1" timeout 120 env LD_PRELOAD="$PRELOAD" "$H/minirt" --copy 2>/dev/null
+    echo "rc=$?"
+}
+
+# Allocation $1 failing, in files of suffix $2; prints what is wrong.
+fault() {
+    out=$(FAILALLOC_AFTER=$1 app "$2" | tr '\n' ' ')
+    at=$(cut -d' ' -f2 "$TMP/count$2")
+    [ "$at" = - ] || echo "$1" >>"$TMP/injected"
+    where="$MODE, allocation $1 ($(addr2line -f -s -i -e "$GT_BUILD/libgputune.so" "$at" 2>/dev/null | tr '\n' ' '))"
+    msgs=$(grep -c ' \(warn\|error\): ' "$TMP/log$2" 2>/dev/null)
+    if [ "$out" != "$clean" ]; then
+        echo "$where failing: the application printed $out"
+    elif [ "${msgs:-0}" -gt 1 ]; then
+        echo "$where failing: $msgs warnings: $(tr '\n' ' ' <"$TMP/log$2")"
+    elif grep -q '(null)\|: Success\|: : ' "$TMP/log$2" 2>/dev/null; then
+        echo "$where failing: a garbled message: $(cat "$TMP/log$2")"
+    fi
+    rm -rf "$TMP/log$2" "$TMP/count$2"
+}
+
+# A session in mode $MODE counted, then every k-th of its allocations failing.
+sweep() {
+    is "$(app 0 | tr '\n' ' ')" "$clean" "$MODE: a session without faults"
+    total=$(cut -d' ' -f1 "$TMP/count0")
+    check "  makes allocations of the shim's own ($total)" test "$total" -gt 0
+    is "$(cat "$TMP/log0" 2>/dev/null)" "" "  and warns of nothing"
+    step=${GT_MALLOC_STEP:-$(((total + 49) / 50))}
+    : >"$TMP/injected"
+    for half in 1 2; do
+        for n in $(seq 1 "$step" "$total" | awk -v h="$half" 'NR % 2 == h % 2'); do
+            fault "$n" "$half"
+        done >"$TMP/wrong$half" &
+    done
+    wait
+    sampled=$(seq 1 "$step" "$total" | wc -l)
+    is "$(wc -l <"$TMP/injected" | tr -d ' ')" "$sampled" "  each of the $sampled allocations sampled (1 in $step) failed"
+    is "$(cat "$TMP/wrong1" "$TMP/wrong2" | head -5)" "" \
+        "  each failing: the application's output is as without the shim, with at most one warning"
+}
+
+clean=$("$H/minirt" --copy; echo "rc=$?")
+clean=$(echo "$clean" | tr '\n' ' ')
+MODE=retune sweep
+mv "$TMP/cache0" "$TMP/tuned"
+MODE=run sweep
+
+done_testing
