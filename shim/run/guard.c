@@ -127,33 +127,25 @@ static void read_done(struct gt_guard *g)
     }
 }
 
-/* The median of v[0..n) and its spread: the interquartile range over the median. */
-static double median_of(const double *v, int n, double *spread)
+/* What one side's times say: their median, their spread (the interquartile
+ * range over the median), the fastest and the slowest. */
+struct times {
+    double med, spread, lo, hi;
+};
+
+static struct times summarize(const double *v, int n)
 {
     double t[MAX_EACH];
     memcpy(t, v, (size_t)n * sizeof *t);
     double m = gt_median(t, n); /* sorts t */
-    *spread = (t[3 * n / 4] - t[n / 4]) / m;
-    return m;
-}
-
-static void extremes(const double *v, int n, double *lo, double *hi)
-{
-    *lo = *hi = v[0];
-    for (int i = 1; i < n; i++) {
-        *lo = v[i] < *lo ? v[i] : *lo;
-        *hi = v[i] > *hi ? v[i] : *hi;
-    }
+    return (struct times){m, (t[3 * n / 4] - t[n / 4]) / m, t[0], t[n - 1]};
 }
 
 /* Every time of one side beyond every time of the other by EARLY_GAP:
  * -1 the configuration is faster, 1 slower, 0 neither. */
-static int separated(const struct gt_guard *g)
+static int separated(const struct times *orig, const struct times *cfg)
 {
-    double lo[2], hi[2];
-    extremes(g->us[0], g->n[0], &lo[0], &hi[0]);
-    extremes(g->us[1], g->n[1], &lo[1], &hi[1]);
-    return hi[1] < lo[0] * (1 - EARLY_GAP) ? -1 : lo[1] > hi[0] * (1 + EARLY_GAP) ? 1 : 0;
+    return cfg->hi < orig->lo * (1 - EARLY_GAP) ? -1 : cfg->lo > orig->hi * (1 + EARLY_GAP) ? 1 : 0;
 }
 
 /* A difference counts only beyond the spread of the times it comes from:
@@ -161,19 +153,19 @@ static int separated(const struct gt_guard *g)
 static void decide(struct gt_guard *g)
 {
     int n = g->n[0] < g->n[1] ? g->n[0] : g->n[1];
-    double spread[2];
     if (n < EARLY_EACH)
         return;
-    g->med[0] = median_of(g->us[0], g->n[0], &spread[0]);
-    g->med[1] = median_of(g->us[1], g->n[1], &spread[1]);
+    struct times t0 = summarize(g->us[0], g->n[0]), t1 = summarize(g->us[1], g->n[1]);
+    g->med[0] = t0.med;
+    g->med[1] = t1.med;
     g->ratio = g->med[1] / g->med[0];
     if (n < MIN_EACH) {
-        int side = separated(g);
+        int side = separated(&t0, &t1);
         if (side)
             g->verdict = side < 0 ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
         return;
     }
-    double noise = spread[0] > spread[1] ? spread[0] : spread[1];
+    double noise = t0.spread > t1.spread ? t0.spread : t1.spread;
     double clear = noise > CLEAR ? noise : CLEAR, gain = noise / 2 > GAIN ? noise / 2 : GAIN;
     if (g->ratio <= 1 - clear || (n >= MAX_EACH && g->ratio <= 1 - gain))
         g->verdict = GT_GUARD_KEPT;
