@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define MAX_AUTO 64
 
 static int is_jit(enum gt_dim_kind k)
@@ -208,7 +210,7 @@ int gt_policy_geometry(const struct gt_section *sec, const struct gt_space *s, c
                        const struct gt_launch *l, const struct gt_arch *a, struct gt_geometry *g, char *err,
                        size_t errlen)
 {
-    int64_t small[32], *vals = s->ndims <= 32 ? small : malloc(s->ndims * sizeof *vals);
+    int64_t small[32], *vals = s->ndims <= 32 ? small : gt_malloc(s->ndims * sizeof *vals);
     if (!vals)
         return fail(err, errlen, sec->loc, "out of memory");
     gt_space_values(s, cfg, vals);

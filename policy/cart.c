@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 struct fit {
     const uint32_t *x;
     const double *y;
@@ -117,12 +119,12 @@ int gt_cart_fit(struct gt_cart *t, const uint32_t *x, const double *y, size_t n,
         top = x[i] > top ? x[i] : top;
     size_t cap = 2 * n + 1;   /* every leaf holds a sample, so at most 2n - 1 nodes */
     struct fit f = {.x = x, .y = y, .ndims = ndims, .leaf = leaf ? leaf : 1};
-    f.idx = malloc((n + 1) * sizeof *f.idx);
-    f.from = malloc(cap * sizeof *f.from);
-    f.to = malloc(cap * sizeof *f.to);
-    f.cnt = malloc(((size_t)top + 1) * sizeof *f.cnt);
-    f.sum = malloc(((size_t)top + 1) * sizeof *f.sum);
-    *t = (struct gt_cart){.nodes = malloc(cap * sizeof *t->nodes), .nnodes = 1};
+    f.idx = gt_malloc((n + 1) * sizeof *f.idx);
+    f.from = gt_malloc(cap * sizeof *f.from);
+    f.to = gt_malloc(cap * sizeof *f.to);
+    f.cnt = gt_malloc(((size_t)top + 1) * sizeof *f.cnt);
+    f.sum = gt_malloc(((size_t)top + 1) * sizeof *f.sum);
+    *t = (struct gt_cart){.nodes = gt_malloc(cap * sizeof *t->nodes), .nnodes = 1};
     int ok = f.idx && f.from && f.to && f.cnt && f.sum && t->nodes;
     if (ok) {
         for (size_t i = 0; i < n; i++)

@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 void gt_diags_add(struct gt_diags *d, struct gt_loc loc, const char *fmt, ...)
 {
     if (d->n == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 8;
-        struct gt_diag *v = realloc(d->v, cap * sizeof *v);
+        struct gt_diag *v = gt_realloc(d->v, cap * sizeof *v);
         if (!v)
             return;
         d->v = v;
@@ -24,11 +26,11 @@ void gt_diags_add(struct gt_diags *d, struct gt_loc loc, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     char *msg = NULL;
-    int r = vasprintf(&msg, fmt, ap);
+    int r = gt_vasprintf(&msg, fmt, ap);
     va_end(ap);
     if (r < 0)
         return;
-    char *file = strdup(loc.file ? loc.file : "");
+    char *file = gt_strdup(loc.file ? loc.file : "");
     if (!file) {
         free(msg);
         return;
@@ -113,7 +115,7 @@ int gt_srcmap_copy(struct gt_srcmap *dst, const struct gt_srcmap *src)
     *dst = (struct gt_srcmap){src->file, NULL, 0};
     if (src->n == 0)
         return 0;
-    dst->piece = malloc(src->n * sizeof *dst->piece);
+    dst->piece = gt_malloc(src->n * sizeof *dst->piece);
     if (!dst->piece)
         return -1;
     memcpy(dst->piece, src->piece, src->n * sizeof *dst->piece);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define MAX_NEST 100  /* parser recursion; bounds the stack depth too */
 #define MAX_STACK 256
 #define MAX_ARGPOS 4096
@@ -61,13 +63,13 @@ int gt_names_intern(struct gt_names *t, const char *s, size_t len)
             return (int)i;
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 4;
-        char **v = realloc(t->v, cap * sizeof *v);
+        char **v = gt_realloc(t->v, cap * sizeof *v);
         if (!v)
             return -1;
         t->v = v;
         t->cap = cap;
     }
-    char *c = strndup(s, len);
+    char *c = gt_strndup(s, len);
     if (!c)
         return -1;
     t->v[t->n] = c;
@@ -259,7 +261,7 @@ static size_t emit(struct parser *p, enum op op, int64_t k, size_t off)
     struct gt_expr *e = p->e;
     if (e->n == e->cap) {
         size_t cap = e->cap ? 2 * e->cap : 16;
-        struct insn *c = realloc(e->code, cap * sizeof *c);
+        struct insn *c = gt_realloc(e->code, cap * sizeof *c);
         if (!c) {
             error_at(p, off, "out of memory");
             return e->n;
@@ -318,7 +320,7 @@ static const char *suggest_name(const struct parser *p, const char *word)
 {
     const struct gt_expr_scope *sc = p->scope;
     size_t n = 0;
-    const char **cand = malloc((sc->ndims + GT_ORIG_N + 3 + NFUNCS) * sizeof *cand);
+    const char **cand = gt_malloc((sc->ndims + GT_ORIG_N + 3 + NFUNCS) * sizeof *cand);
     if (!cand)
         return NULL;
     for (size_t i = 0; i < sc->ndims; i++)
@@ -379,13 +381,13 @@ static int arg_name(struct parser *p, size_t at, size_t len)
         }
         int k = gt_names_intern(p->scope->argnames, s + 4, len - 4);
         struct gt_expr *e = p->e;
-        char **nv = realloc(e->names, (e->nnames + 1) * sizeof *nv);
-        int *no = nv ? realloc(e->name_of, (e->nnames + 1) * sizeof *no) : NULL;
+        char **nv = gt_realloc(e->names, (e->nnames + 1) * sizeof *nv);
+        int *no = nv ? gt_realloc(e->name_of, (e->nnames + 1) * sizeof *no) : NULL;
         if (nv)
             e->names = nv;
         if (no)
             e->name_of = no;
-        if (k < 0 || !nv || !no || !(nv[e->nnames] = strndup(s + 4, len - 4))) {
+        if (k < 0 || !nv || !no || !(nv[e->nnames] = gt_strndup(s + 4, len - 4))) {
             error_at(p, at, "out of memory");
             return 1;
         }
@@ -720,12 +722,12 @@ int gt_expr_compile(const char *text, size_t len, size_t off, const struct gt_sr
                     const struct gt_expr_scope *scope, struct gt_expr **out, struct gt_diags *d)
 {
     *out = NULL;
-    struct gt_expr *e = calloc(1, sizeof *e);
+    struct gt_expr *e = gt_calloc(1, sizeof *e);
     if (!e)
         return -1;
     e->max_dim = -1;
     e->text_off = off;
-    e->text = strndup(text, len);
+    e->text = gt_strndup(text, len);
     struct gt_srcmap none = {NULL, NULL, 0};
     if (!e->text || gt_srcmap_copy(&e->map, map ? map : &none) < 0) {
         gt_expr_free(e);

@@ -6,6 +6,7 @@
  * may refer to them (constraints, geometry, baseline, independence).
  * Every mistake becomes one message at the byte that caused it. */
 #include "keys.h"
+#include "alloc.h"
 #include "strategy.h"
 
 #include <ctype.h>
@@ -100,7 +101,7 @@ static int split(struct ctx *c, const struct gt_raw *r, struct item **out, int m
     size_t n = strlen(v), i = 0, commas = 0;
     for (size_t k = 0; k < n; k++)
         commas += v[k] == ',';
-    struct item *it = *out = malloc((commas + 1) * sizeof *it);
+    struct item *it = *out = gt_malloc((commas + 1) * sizeof *it);
     if (!it)
         return nomem(c, r);
     int count = 0;
@@ -269,8 +270,8 @@ static int add_dim(struct ctx *c, const struct gt_raw *r, const char *name, enum
                    int64_t *values, size_t n)
 {
     struct gt_section *sec = c->sec;
-    struct gt_dimspec *v = realloc(sec->dims, (sec->ndims + 1) * sizeof *v);
-    char *nm = v ? strdup(name) : NULL;
+    struct gt_dimspec *v = gt_realloc(sec->dims, (sec->ndims + 1) * sizeof *v);
+    char *nm = v ? gt_strdup(name) : NULL;
     if (v)
         sec->dims = v;
     if (!nm) {
@@ -285,7 +286,7 @@ static int push_value(struct ctx *c, const struct gt_raw *r, int64_t **vals, siz
 {
     if (*n == *cap) {
         size_t nc = *cap ? 2 * *cap : 16;
-        int64_t *nv = realloc(*vals, nc * sizeof *nv);
+        int64_t *nv = gt_realloc(*vals, nc * sizeof *nv);
         if (!nv)
             return nomem(c, r);
         *vals = nv;
@@ -431,7 +432,7 @@ static int value_list(struct ctx *c, const struct gt_raw *r, enum gt_dim_kind ki
 {
     struct item *items;
     int nitems = split(c, r, &items, MAX_VALUES, "a value");
-    size_t *first_of = nitems > 0 ? malloc((size_t)nitems * sizeof *first_of) : NULL;
+    size_t *first_of = nitems > 0 ? gt_malloc((size_t)nitems * sizeof *first_of) : NULL;
     int64_t *vals = NULL;
     size_t n = 0, cap = 0;
     int rc = nitems > 0 && !first_of ? nomem(c, r) : nitems < 0 ? -1 : 0;
@@ -554,8 +555,8 @@ static void scope_of(struct ctx *c, struct gt_expr_scope *sc, const char **names
 static struct gt_expr *compile(struct ctx *c, const struct gt_raw *r, struct item it, unsigned allow,
                                const char *what)
 {
-    const char **names = malloc((c->sec->ndims + 1) * sizeof *names);
-    unsigned char *opaque = malloc(c->sec->ndims + 1);
+    const char **names = gt_malloc((c->sec->ndims + 1) * sizeof *names);
+    unsigned char *opaque = gt_malloc(c->sec->ndims + 1);
     struct gt_expr *e = NULL;
     if (!names || !opaque) {
         nomem(c, r);
@@ -573,7 +574,7 @@ static struct gt_expr *compile(struct ctx *c, const struct gt_raw *r, struct ite
 
 static int push_expr(struct ctx *c, const struct gt_raw *r, struct gt_expr ***v, size_t *n, struct gt_expr *e)
 {
-    struct gt_expr **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    struct gt_expr **nv = gt_realloc(*v, (*n + 1) * sizeof *nv);
     if (!nv) {
         gt_expr_free(e);
         return nomem(c, r);
@@ -666,7 +667,7 @@ static void apply_snapshot(struct ctx *c, const struct gt_raw *r, const char *ar
         struct gt_argref a, *g;
         if (argref(c, r, items[i], &a) < 0)
             break;
-        if (!(g = realloc(*v, (*nv + 1) * sizeof *g))) {
+        if (!(g = gt_realloc(*v, (*nv + 1) * sizeof *g))) {
             nomem(c, r);
             break;
         }
@@ -688,7 +689,7 @@ static void apply_independence(struct ctx *c, const struct gt_raw *r, const char
         if (d < 0) {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)(items[i].len > 60 ? 60 : items[i].len), s);
-            const char **names = malloc((c->sec->ndims + 1) * sizeof *names);
+            const char **names = gt_malloc((c->sec->ndims + 1) * sizeof *names);
             for (size_t j = 0; names && j < c->sec->ndims; j++)
                 names[j] = c->sec->dims[j].name;
             const char *near = names ? gt_nearest(name, names, c->sec->ndims) : NULL;
@@ -737,10 +738,10 @@ static void apply_baseline(struct ctx *c, const struct gt_raw *r, const char *ar
                 err_at(c, r, s, "'%s' is given twice", c->sec->dims[d].name);
                 return;
             }
-        struct gt_kv *b = realloc(c->sec->baseline, (c->sec->nbaseline + 1) * sizeof *b);
+        struct gt_kv *b = gt_realloc(c->sec->baseline, (c->sec->nbaseline + 1) * sizeof *b);
         if (b)
             c->sec->baseline = b;
-        char *key = b ? strdup(c->sec->dims[d].name) : NULL, *val = key ? strndup(eq + 1, (size_t)(v + i - eq - 1)) : NULL;
+        char *key = b ? gt_strdup(c->sec->dims[d].name) : NULL, *val = key ? gt_strndup(eq + 1, (size_t)(v + i - eq - 1)) : NULL;
         if (!val) {
             free(key);
             nomem(c, r);
@@ -762,8 +763,8 @@ static void apply_source(struct ctx *c, const struct gt_raw *r, const char *arg,
     }
     char *path = NULL;
     const char *s = r->value + it.off;
-    if (s[0] == '/' ? asprintf(&path, "%.*s", (int)it.len, s) < 0
-                    : asprintf(&path, "%s/%.*s", c->dir, (int)it.len, s) < 0) {
+    if (s[0] == '/' ? gt_asprintf(&path, "%.*s", (int)it.len, s) < 0
+                    : gt_asprintf(&path, "%s/%.*s", c->dir, (int)it.len, s) < 0) {
         nomem(c, r);
         return;
     }
@@ -795,7 +796,7 @@ static void apply_options(struct ctx *c, const struct gt_raw *r, const char *arg
         skip_blanks(s, &i, n);
         if (i >= n)
             return;
-        char *w = malloc(n - i + 1);
+        char *w = gt_malloc(n - i + 1);
         size_t o = 0, q = 0;
         int quoted = 0;
         if (!w) {
@@ -819,7 +820,7 @@ static void apply_options(struct ctx *c, const struct gt_raw *r, const char *arg
             free(w);
             return;
         }
-        char **g = realloc(*v, (*nv + 1) * sizeof *g);
+        char **g = gt_realloc(*v, (*nv + 1) * sizeof *g);
         if (!g) {
             free(w);
             nomem(c, r);
@@ -859,7 +860,7 @@ static void apply_entry(struct ctx *c, const struct gt_raw *r, const char *arg, 
         }
         i = (size_t)(close - s);
     }
-    c->sec->entry = strndup(s + it.off, it.len);
+    c->sec->entry = gt_strndup(s + it.off, it.len);
     if (!c->sec->entry)
         nomem(c, r);
 }
@@ -886,7 +887,7 @@ static void apply_strategy(struct ctx *c, const struct gt_raw *r, const char *ar
     gt_strategy_list(what + at, sizeof what - at - 1);
     strcat(what, ")");
     int i = choice(c, r, names, n, what);
-    if (i >= 0 && !(c->sec->set.strategy = strdup(names[i])))
+    if (i >= 0 && !(c->sec->set.strategy = gt_strdup(names[i])))
         nomem(c, r);
 }
 
@@ -903,10 +904,10 @@ static void apply_sparam(struct ctx *c, const struct gt_raw *r, const char *arg,
         err_at(c, r, 0, "expected a value for 'strategy.%s'", arg);
         return;
     }
-    struct gt_kv *v = realloc(st->sparams, (st->nsparams + 1) * sizeof *v);
+    struct gt_kv *v = gt_realloc(st->sparams, (st->nsparams + 1) * sizeof *v);
     if (v)
         st->sparams = v;
-    char *key = v ? strdup(arg) : NULL, *val = key ? strndup(r->value + it.off, it.len) : NULL;
+    char *key = v ? gt_strdup(arg) : NULL, *val = key ? gt_strndup(r->value + it.off, it.len) : NULL;
     if (!val) {
         free(key);
         nomem(c, r);
@@ -1110,7 +1111,7 @@ size_t gt_keys_apply(struct gt_section *sec, int is_defaults, const char *dir, c
         apply_one(&c, raw, i, 1);
     if (!is_defaults)
         add_auto_dims(&c);
-    c.indep = malloc(sec->ndims + 1);
+    c.indep = gt_malloc(sec->ndims + 1);
     if (!c.indep) {
         gt_diags_add(d, sec->loc, "out of memory");
         return c.errs + 1;
@@ -1164,16 +1165,16 @@ int gt_settings_merge(struct gt_settings *dst, const struct gt_settings *src)
     FILL(timing_remeasure);
     FILL(side_effects);
     FILL(unnamed);
-    if (!dst->strategy && src->strategy && !(dst->strategy = strdup(src->strategy)))
+    if (!dst->strategy && src->strategy && !(dst->strategy = gt_strdup(src->strategy)))
         return -1;
     for (size_t i = 0; i < src->nsparams; i++) {
         if (gt_settings_param(dst, src->sparams[i].key, NULL))
             continue;
-        struct gt_kv *v = realloc(dst->sparams, (dst->nsparams + 1) * sizeof *v);
+        struct gt_kv *v = gt_realloc(dst->sparams, (dst->nsparams + 1) * sizeof *v);
         if (!v)
             return -1;
         dst->sparams = v;
-        char *key = strdup(src->sparams[i].key), *val = key ? strdup(src->sparams[i].value) : NULL;
+        char *key = gt_strdup(src->sparams[i].key), *val = key ? gt_strdup(src->sparams[i].value) : NULL;
         if (!val) {
             free(key);
             return -1;

@@ -24,13 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define MAX_FILE (16u << 20)
 
 /* ---- the policy object ---- */
 
 struct gt_policy *gt_policy_new(void)
 {
-    struct gt_policy *p = calloc(1, sizeof *p);
+    struct gt_policy *p = gt_calloc(1, sizeof *p);
     if (p)
         gt_settings_init(&p->unnamed);
     return p;
@@ -69,7 +71,7 @@ static size_t grow_to(size_t n)
 static int push(void *arrayp, size_t *n, void *item)
 {
     void ***a = arrayp;
-    void **v = full(*n) ? realloc(*a, grow_to(*n) * sizeof *v) : *a;
+    void **v = full(*n) ? gt_realloc(*a, grow_to(*n) * sizeof *v) : *a;
     if (!v)
         return -1;
     v[(*n)++] = item;
@@ -113,9 +115,9 @@ static struct gt_loc at(const struct loader *L, int col)
 
 static int new_section(struct loader *L, char *pattern, int is_defaults, int col, int bad)
 {
-    struct gt_section *sec = calloc(1, sizeof *sec);
+    struct gt_section *sec = gt_calloc(1, sizeof *sec);
     struct raw_section *v = !sec               ? NULL
-                            : full(L->nsecs) ? realloc(L->secs, grow_to(L->nsecs) * sizeof *v)
+                            : full(L->nsecs) ? gt_realloc(L->secs, grow_to(L->nsecs) * sizeof *v)
                                              : L->secs;
     if (!v) {
         free(sec);
@@ -144,7 +146,7 @@ static size_t text_after(const char *s, size_t i, size_t n)
  * backslashes are kept for fnmatch, which reads them as escapes. */
 static char *read_pattern(const char *s, size_t *i, size_t n)
 {
-    char *out = malloc(n + 1);
+    char *out = gt_malloc(n + 1);
     size_t o = 0;
     if (!out)
         return NULL;
@@ -342,7 +344,7 @@ static int append_raw(struct raw_section *rs, struct gt_raw r)
 {
     if (rs->n == rs->cap) {
         size_t cap = rs->cap ? 2 * rs->cap : 8;
-        struct gt_raw *v = realloc(rs->raw, cap * sizeof *v);
+        struct gt_raw *v = gt_realloc(rs->raw, cap * sizeof *v);
         if (!v)
             return -1;
         rs->raw = v;
@@ -356,8 +358,8 @@ static int append_raw(struct raw_section *rs, struct gt_raw r)
 static int continue_value(struct loader *L, struct gt_raw *r, const char *value)
 {
     size_t old = strlen(r->value), add = strlen(value);
-    char *v = realloc(r->value, old + add + 2);
-    struct gt_srcpiece *pc = v ? realloc(r->map.piece, (r->map.n + 1) * sizeof *pc) : NULL;
+    char *v = gt_realloc(r->value, old + add + 2);
+    struct gt_srcpiece *pc = v ? gt_realloc(r->map.piece, (r->map.n + 1) * sizeof *pc) : NULL;
     if (v)
         r->value = v;
     if (!pc)
@@ -386,8 +388,8 @@ static int handler(void *user, const char *section, const char *name, const char
         L->drop = 1;
         return 1;
     }
-    struct gt_raw r = {strdup(name), at(L, col_in_line(L, name)), strdup(value), {L->file, NULL, 0}, 0};
-    r.map.piece = malloc(sizeof *r.map.piece);
+    struct gt_raw r = {gt_strdup(name), at(L, col_in_line(L, name)), gt_strdup(value), {L->file, NULL, 0}, 0};
+    r.map.piece = gt_malloc(sizeof *r.map.piece);
     if (!r.key || !r.value || !r.map.piece || append_raw(&L->secs[L->cur], r) < 0) {
         free(r.key);
         free(r.value);
@@ -406,7 +408,7 @@ static int handler(void *user, const char *section, const char *name, const char
 static char *folder_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    return slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
+    return slash ? gt_strndup(path, (size_t)(slash - path + (slash == path))) : gt_strdup(".");
 }
 
 static void free_raw(struct raw_section *rs)
@@ -436,7 +438,7 @@ static int by_pattern(const void *x, const void *y, void *secs)
  * of hundreds of thousands of sections load in linear-logarithmic time. */
 static void repeated_sections(struct loader *L)
 {
-    size_t *order = malloc(L->nsecs * sizeof *order), *first = malloc(L->nsecs * sizeof *first);
+    size_t *order = gt_malloc(L->nsecs * sizeof *order), *first = gt_malloc(L->nsecs * sizeof *first);
     if (L->nsecs && (!order || !first)) {
         L->nomem++;
     } else {
@@ -502,7 +504,7 @@ static int settle(struct loader *L, const char *dir)
 
 int gt_policy_load_string(struct gt_policy *p, const char *name, const char *text, size_t len, struct gt_diags *d)
 {
-    char *file = strdup(name), *dir = file ? folder_of(name) : NULL;
+    char *file = gt_strdup(name), *dir = file ? folder_of(name) : NULL;
     if (!dir || push(&p->files, &p->nfiles, file) < 0) {
         free(file);
         free(dir);
@@ -538,7 +540,7 @@ int gt_policy_load_file(struct gt_policy *p, const char *path, struct gt_diags *
         gt_diags_add(d, (struct gt_loc){path, 0, 0}, "cannot read: %s", strerror(errno));
         return -1;
     }
-    char *text = malloc(MAX_FILE + 1);
+    char *text = gt_malloc(MAX_FILE + 1);
     size_t n = text ? fread(text, 1, MAX_FILE + 1, f) : 0;
     int bad = !text || ferror(f), err = errno;
     fclose(f);
@@ -564,7 +566,7 @@ int gt_policy_load_list(struct gt_policy *p, const char *list, struct gt_diags *
         const char *e = strchr(s, ':');
         size_t n = e ? (size_t)(e - s) : strlen(s);
         if (n) {
-            char *path = strndup(s, n);
+            char *path = gt_strndup(s, n);
             int r = path ? gt_policy_load_file(p, path, d) : -1;
             free(path);
             unreadable |= r < 0;
@@ -593,7 +595,7 @@ int gt_policy_override(struct gt_policy *p, const char *words, struct gt_diags *
 {
     static const char name[] = "GPUTUNE_SET", blanks[] = " \t\n"; /* a newline would start a line of its own */
     size_t len = strlen(words), n = 0;
-    char *text = malloc(2 * len + sizeof "[defaults]\n");
+    char *text = gt_malloc(2 * len + sizeof "[defaults]\n");
     struct gt_policy *over = text ? gt_policy_new() : NULL;
     if (!over) {
         free(text);
@@ -685,7 +687,7 @@ size_t gt_policy_bare_name(const char *demangled, const char **start)
 static int match_part(const char *pattern, const char *s, size_t n)
 {
     char small[512];
-    char *c = n < sizeof small ? small : malloc(n + 1);
+    char *c = n < sizeof small ? small : gt_malloc(n + 1);
     if (!c)
         return 0;
     memcpy(c, s, n);

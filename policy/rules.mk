@@ -28,7 +28,7 @@ FUZZ_POLICY_SECONDS ?= 60
 FUZZ_POLICY_DIR     := build-fuzz/policy
 FUZZ_POLICY_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE -Ipolicy -Ishim/base \
                        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_POLICY_SRC     := $(POLICY:%=policy/%.c)
+FUZZ_POLICY_SRC     := $(POLICY:%=policy/%.c) shim/base/alloc.c
 FUZZ_POLICY_TARGETS := $(FUZZ_POLICY_DIR)/fuzz_expr $(FUZZ_POLICY_DIR)/fuzz_policy
 
 $(FUZZ_POLICY_DIR)/fuzz_%: policy/fuzz/fuzz_%.c $(FUZZ_POLICY_SRC) $(wildcard policy/*.h)

@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+#include "alloc.h"
+
 struct walk {
     uint64_t at;
 };
@@ -14,7 +16,7 @@ struct walk {
 static int exhaustive_init(struct gt_strategy *st, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    st->state = calloc(1, sizeof(struct walk));
+    st->state = gt_calloc(1, sizeof(struct walk));
     return st->state ? 0 : -1;
 }
 

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define TRIAL_DRAWS 8
 
 static const char *const evolution_params[] = {"population", "f", "cr", "patience", NULL};
@@ -66,7 +68,7 @@ static int evolution_init(struct gt_strategy *st, char *err, size_t errlen)
         gt_search_param_check(st, "cr", 0, 1, err, errlen) != 0 ||
         gt_search_param_check(st, "patience", 1, 1e6, err, errlen) != 0)
         return -1;
-    struct evolution *e = calloc(1, sizeof *e);
+    struct evolution *e = gt_calloc(1, sizeof *e);
     st->state = e;
     if (!e)
         return -1;
@@ -75,11 +77,11 @@ static int evolution_init(struct gt_strategy *st, char *err, size_t errlen)
     e->f = gt_search_param(st, "f", 0.5);
     e->cr = gt_search_param(st, "cr", 0.9);
     e->patience = (long)gt_search_param(st, "patience", 3);
-    e->pop = calloc(e->size * nd, sizeof *e->pop);
-    e->us = calloc(e->size, sizeof *e->us);
-    e->target = calloc(e->size, sizeof *e->target);
-    e->trial = calloc(nd, sizeof *e->trial);
-    e->repair = calloc(nd, sizeof *e->repair);
+    e->pop = gt_calloc(e->size * nd, sizeof *e->pop);
+    e->us = gt_calloc(e->size, sizeof *e->us);
+    e->target = gt_calloc(e->size, sizeof *e->target);
+    e->trial = gt_calloc(nd, sizeof *e->trial);
+    e->repair = gt_calloc(nd, sizeof *e->repair);
     return e->pop && e->us && e->target && e->trial && e->repair ? 0 : -1;
 }
 

@@ -54,6 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define FROZEN 0.01    /* T / T0 at which annealing is frozen */
 
 /* ---- shared ---- */
@@ -108,7 +110,7 @@ static int restart(struct gt_strategy *st, struct gt_search_batch *b, struct poi
 
 static uint32_t *new_cfg(const struct gt_strategy *st)
 {
-    return calloc(st->s->ndims + 1, sizeof(uint32_t));
+    return gt_calloc(st->s->ndims + 1, sizeof(uint32_t));
 }
 
 /* ---- greedy ---- */
@@ -176,10 +178,10 @@ static int greedy_init(struct gt_strategy *st, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     const struct gt_space *s = st->s;
-    struct greedy *g = calloc(1, sizeof *g);
+    struct greedy *g = gt_calloc(1, sizeof *g);
     st->state = g;
     if (!g || !(g->centre.cfg = new_cfg(st)) || !(g->best.cfg = new_cfg(st)) || !(g->scratch = new_cfg(st)) ||
-        !(g->indep = calloc(s->ndims + 1, sizeof *g->indep)) || !(g->shared = calloc(s->ndims + 1, sizeof *g->shared)))
+        !(g->indep = gt_calloc(s->ndims + 1, sizeof *g->indep)) || !(g->shared = gt_calloc(s->ndims + 1, sizeof *g->shared)))
         return -1;
     for (size_t d = 0; d < s->ndims; d++) {
         if (s->dims[d].independent)
@@ -303,10 +305,10 @@ static int climb_init(struct gt_strategy *st, char *err, size_t errlen)
     size_t nmoves = 0;
     for (size_t d = 0; d < s->ndims; d++)
         nmoves += s->dims[d].n;
-    struct climb *c = calloc(1, sizeof *c);
+    struct climb *c = gt_calloc(1, sizeof *c);
     st->state = c;
     if (!c || !(c->cur.cfg = new_cfg(st)) || !(c->scratch = new_cfg(st)) ||
-        !(c->moves = calloc(nmoves + 1, sizeof *c->moves)))
+        !(c->moves = gt_calloc(nmoves + 1, sizeof *c->moves)))
         return -1;
     for (uint32_t d = 0; d < s->ndims; d++)
         for (uint32_t v = 0; v < s->dims[d].n; v++)
@@ -409,7 +411,7 @@ static int anneal_init(struct gt_strategy *st, char *err, size_t errlen)
         gt_search_param_check(st, "t0", 1e-9, 1e9, err, errlen) != 0 ||
         gt_search_param_check(st, "cool", 0, 0.99, err, errlen) != 0)
         return -1;
-    struct anneal *a = calloc(1, sizeof *a);
+    struct anneal *a = gt_calloc(1, sizeof *a);
     st->state = a;
     if (!a || !(a->cur.cfg = new_cfg(st)) || !(a->best.cfg = new_cfg(st)) || !(a->scratch = new_cfg(st)))
         return -1;
@@ -432,7 +434,7 @@ static int by_value(const void *x, const void *y)
  * results over ln 2; 0 while no result was slower. */
 static double first_temperature(const struct anneal *a)
 {
-    double *d = malloc((a->b.n + 1) * sizeof *d);
+    double *d = gt_malloc((a->b.n + 1) * sizeof *d);
     size_t n = 0;
     for (size_t i = 0; d && i < a->b.n; i++)
         if (isfinite(a->b.us[i]) && a->b.us[i] > a->cur.us)

@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define DEFAULT_SAMPLE 256
 
 enum { P_ASKED, P_OK, P_NONE, P_NOT_RESIDENT };
@@ -76,7 +78,7 @@ static int cmp_u64(const void *a, const void *b)
 static size_t draw_sample(struct gt_strategy *st, uint64_t *r, size_t want, uint32_t *cfg)
 {
     if (st->listed) {
-        uint64_t *all = malloc((st->nranks + 1) * sizeof *all);
+        uint64_t *all = gt_malloc((st->nranks + 1) * sizeof *all);
         if (!all)
             return 0;
         memcpy(all, st->ranks, st->nranks * sizeof *all);
@@ -113,15 +115,15 @@ static int pareto_init(struct gt_strategy *st, char *err, size_t errlen)
     if (gt_search_param_check(st, "sample", 1, 1e7, err, errlen) != 0)
         return -1;
     size_t want = (size_t)gt_search_param(st, "sample", DEFAULT_SAMPLE);
-    struct pareto *p = calloc(1, sizeof *p);
-    uint64_t *r = malloc((want + 1) * sizeof *r);
-    uint32_t *cfg = calloc(st->s->ndims + 1, sizeof *cfg);
+    struct pareto *p = gt_calloc(1, sizeof *p);
+    uint64_t *r = gt_malloc((want + 1) * sizeof *r);
+    uint32_t *cfg = gt_calloc(st->s->ndims + 1, sizeof *cfg);
     st->state = p;
     if (p && r && cfg)
         p->n = draw_sample(st, r, want, cfg);
     if (p && r && cfg) {
-        p->pt = calloc(p->n + 1, sizeof *p->pt);
-        p->by_rank = malloc((p->n + 1) * sizeof *p->by_rank);
+        p->pt = gt_calloc(p->n + 1, sizeof *p->pt);
+        p->by_rank = gt_malloc((p->n + 1) * sizeof *p->by_rank);
     }
     int ok = p && r && cfg && p->pt && p->by_rank;
     for (size_t i = 0; ok && i < p->n; i++) {
@@ -201,7 +203,7 @@ static int cmp_order(const void *a, const void *b, void *ctx)
  * front, so a binary search finds its front. */
 static int assign_fronts(struct pareto *p, const size_t *idx, size_t m)
 {
-    double *best = malloc((m + 1) * sizeof *best);
+    double *best = gt_malloc((m + 1) * sizeof *best);
     size_t nfronts = 0;
     const struct point *prev = NULL;
     if (!best)
@@ -234,7 +236,7 @@ static int assign_fronts(struct pareto *p, const size_t *idx, size_t m)
 
 static int plan(struct pareto *p)
 {
-    p->order = malloc((p->n + 1) * sizeof *p->order);
+    p->order = gt_malloc((p->n + 1) * sizeof *p->order);
     if (!p->order)
         return -1;
     size_t m = 0;

@@ -48,6 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define NEAREST_LIMIT 4096         /* independent combinations tried to replace an invalid base */
 #define SHUFFLE_LIMIT (1u << 20)   /* shared combinations shuffled in memory at most */
 #define POP_LIMIT (1u << 20)       /* predictions examined for the top at most */
@@ -176,10 +178,10 @@ static int add_base(struct pred *p, uint64_t key, const uint32_t *cfg)
 {
     if (p->nb == p->capb) {
         size_t cap = p->capb ? 2 * p->capb : 64;
-        struct base *b = realloc(p->bases, cap * sizeof *b);
+        struct base *b = gt_realloc(p->bases, cap * sizeof *b);
         if (b)
             p->bases = b;
-        uint32_t *c = realloc(p->cfg, cap * p->nd * sizeof *c);
+        uint32_t *c = gt_realloc(p->cfg, cap * p->nd * sizeof *c);
         if (c)
             p->cfg = c;
         if (!b || !c)
@@ -215,8 +217,8 @@ static int choose_bases(struct gt_strategy *st, struct pred *p, uint64_t limit)
     uint64_t nsh = 1, *perm = NULL;
     for (size_t j = 0; j < p->ns; j++)
         nsh *= s->dims[p->sh[j]].n;
-    uint32_t *cfg = malloc(p->nd * sizeof *cfg);
-    if (!cfg || (nsh <= SHUFFLE_LIMIT && !(perm = malloc(nsh * sizeof *perm)))) {
+    uint32_t *cfg = gt_malloc(p->nd * sizeof *cfg);
+    if (!cfg || (nsh <= SHUFFLE_LIMIT && !(perm = gt_malloc(nsh * sizeof *perm)))) {
         free(cfg);
         return -1;
     }
@@ -245,7 +247,7 @@ static int choose_bases(struct gt_strategy *st, struct pred *p, uint64_t limit)
     free(perm);
     free(cfg);
     /* measured in the order drawn; looked up by key */
-    if (rc == 0 && !(p->order = malloc(p->nb * sizeof *p->order + 1)))
+    if (rc == 0 && !(p->order = gt_malloc(p->nb * sizeof *p->order + 1)))
         rc = -1;
     if (rc == 0 && p->nb) {
         memcpy(p->order, p->bases, p->nb * sizeof *p->order);
@@ -350,7 +352,7 @@ static int push(struct heap *q, struct node x)
 {
     if (q->n == q->cap) {
         size_t cap = q->cap ? 2 * q->cap : 256;
-        struct node *h = realloc(q->h, cap * sizeof *h);
+        struct node *h = gt_realloc(q->h, cap * sizeof *h);
         if (!h)
             return -1;
         q->h = h;
@@ -388,7 +390,7 @@ static long reserve(struct heap *q, size_t width)
 {
     if (q->npool + width > q->cappool) {
         size_t cap = q->cappool ? 2 * q->cappool : 1024 * width;
-        uint32_t *v = realloc(q->pool, cap * sizeof *v);
+        uint32_t *v = gt_realloc(q->pool, cap * sizeof *v);
         if (!v)
             return -1;
         q->pool = v;
@@ -443,9 +445,9 @@ static int push_roots(const struct pred *p, struct ladder *l, struct heap *q, st
  * were not measured, best first. */
 static void rank_top(struct gt_strategy *st, struct pred *p)
 {
-    struct ladder l = {malloc(p->nb * p->m * sizeof *l.v + 1), malloc(p->nb * p->m * sizeof *l.d + 1),
-                       malloc(p->nb * p->ni * sizeof *l.len + 1)};
-    struct step *tmp = malloc(p->m * sizeof *tmp + 1);
+    struct ladder l = {gt_malloc(p->nb * p->m * sizeof *l.v + 1), gt_malloc(p->nb * p->m * sizeof *l.d + 1),
+                       gt_malloc(p->nb * p->ni * sizeof *l.len + 1)};
+    struct step *tmp = gt_malloc(p->m * sizeof *tmp + 1);
     struct heap q = {0};
     uint32_t *cfg = p->best;
     int ok = l.v && l.d && l.len && tmp && cfg && push_roots(p, &l, &q, tmp) == 0;
@@ -505,8 +507,8 @@ static int classify(struct gt_strategy *st, struct pred *p, char *err, size_t er
     for (size_t d = 0; d < p->nd; d++)
         none &= !s->dims[d].independent;
     int all = none && assume && !strcmp(assume, "independent");
-    p->ind = malloc((2 * p->nd + 1) * sizeof *p->ind);
-    p->off = malloc((p->nd + 1) * sizeof *p->off);
+    p->ind = gt_malloc((2 * p->nd + 1) * sizeof *p->ind);
+    p->off = gt_malloc((p->nd + 1) * sizeof *p->off);
     if (!p->ind || !p->off)
         return nomem(err, errlen);
     p->sh = p->ind + p->nd;
@@ -530,15 +532,15 @@ static int pred_init(struct gt_strategy *st, char *err, size_t errlen)
         st->impl = &gt_search_exhaustive;
         return st->impl->init(st, err, errlen);
     }
-    struct pred *p = calloc(1, sizeof *p);
+    struct pred *p = gt_calloc(1, sizeof *p);
     if (!(st->state = p))
         return nomem(err, errlen);
     p->nd = st->s->ndims;
     p->top = (size_t)gt_search_param(st, "top", 5);
     if (classify(st, p, err, errlen) != 0)
         return -1;
-    p->scratch = malloc((2 * p->nd + 1) * sizeof *p->scratch);
-    p->best = malloc((p->top * p->nd + 1) * sizeof *p->best);
+    p->scratch = gt_malloc((2 * p->nd + 1) * sizeof *p->scratch);
+    p->best = gt_malloc((p->top * p->nd + 1) * sizeof *p->best);
     if (!p->scratch || !p->best)
         return nomem(err, errlen);
     /* with fewer than two independent dimensions every configuration is a
@@ -546,7 +548,7 @@ static int pred_init(struct gt_strategy *st, char *err, size_t errlen)
     long limit = st->budget > 0 ? st->budget - (long)(p->ni > 1 ? p->top : 0) : (long)NO_BUDGET;
     if (choose_bases(st, p, limit > 1 ? (uint64_t)limit : 1) != 0)
         return nomem(err, errlen);
-    if (!(p->ts = malloc((p->nb * p->m + 1) * sizeof *p->ts)))
+    if (!(p->ts = gt_malloc((p->nb * p->m + 1) * sizeof *p->ts)))
         return nomem(err, errlen);
     for (size_t i = 0; i < p->nb * p->m; i++)
         p->ts[i] = NAN;

@@ -17,6 +17,7 @@
  * space; 128 or 256 estimates, or 4 or 16 seeds, did no better (nbody took
  * 17 to 26 trials, reduce 2 to 4), and 64 estimates cost about one trial
  * budget's builds. */
+#include "alloc.h"
 #include "keys.h"
 #include "strategies.h"
 
@@ -48,7 +49,7 @@ static int staged_init(struct gt_strategy *st, char *err, size_t errlen)
 {
     if (gt_search_param_check(st, "seeds", 1, 1e6, err, errlen) != 0)
         return -1;
-    struct staged *g = calloc(1, sizeof *g);
+    struct staged *g = gt_calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, errlen, "out of memory");
         return -1;

@@ -32,6 +32,7 @@
  * 95% as soon; rounds of 5 or 6 reach 95% a trial or two sooner but leave
  * most of a compile batch idle and do worse at 99%; the leaf size (1 to 5)
  * changed little. */
+#include "alloc.h"
 #include "cart.h"
 #include "strategies.h"
 
@@ -78,14 +79,14 @@ static int tree_init(struct gt_strategy *st, char *err, size_t errlen)
         gt_search_param_check(st, "b", 1, 10000, err, errlen) != 0 ||
         gt_search_param_check(st, "leaf", 1, 1000, err, errlen) != 0)
         return -1;
-    struct tree *t = calloc(1, sizeof *t);
+    struct tree *t = gt_calloc(1, sizeof *t);
     if ((st->state = t)) {
         t->k = st->s->ndims;
         t->round = (size_t)(gt_search_param(st, "sigma", 2) * (double)t->k) + (size_t)gt_search_param(st, "b", 4);
         t->leaf = (size_t)gt_search_param(st, "leaf", 3);
-        t->draw = malloc(t->round * t->k * sizeof *t->draw + 1);
-        t->lo = malloc(2 * t->k * sizeof *t->lo + 1);
-        t->walk = malloc(t->k * sizeof *t->walk + 1);
+        t->draw = gt_malloc(t->round * t->k * sizeof *t->draw + 1);
+        t->lo = gt_malloc(2 * t->k * sizeof *t->lo + 1);
+        t->walk = gt_malloc(t->k * sizeof *t->walk + 1);
         t->hi = t->lo ? t->lo + t->k : NULL;
     }
     if (!t || !t->draw || !t->lo || !t->walk) {
@@ -99,13 +100,13 @@ static void add_sample(struct tree *t, const uint32_t *cfg, double us, int cut)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 64;
-        uint32_t *x = realloc(t->x, cap * t->k * sizeof *x + 1);
+        uint32_t *x = gt_realloc(t->x, cap * t->k * sizeof *x + 1);
         if (x)
             t->x = x;
-        double *y = realloc(t->y, cap * sizeof *y);
+        double *y = gt_realloc(t->y, cap * sizeof *y);
         if (y)
             t->y = y;
-        unsigned char *c = realloc(t->cut, cap);
+        unsigned char *c = gt_realloc(t->cut, cap);
         if (c)
             t->cut = c;
         if (!x || !y || !c)
@@ -196,7 +197,7 @@ static int ascending(const void *a, const void *b)
  * without memory. */
 static double *targets(const struct tree *t)
 {
-    double *y = malloc(t->n * sizeof *y + 1), *ok = malloc(t->n * sizeof *ok + 1);
+    double *y = gt_malloc(t->n * sizeof *y + 1), *ok = gt_malloc(t->n * sizeof *ok + 1);
     size_t n = 0;
     for (size_t i = 0; y && ok && i < t->n; i++)
         if (!t->cut[i])

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define MAX_SPACE (UINT64_C(1) << 62)
 
 /* ---- architectures ---- */
@@ -228,7 +230,7 @@ size_t gt_knob_auto_values(enum gt_dim_kind kind, const struct gt_arch *a, int64
 
 struct gt_space *gt_space_new(void)
 {
-    struct gt_space *s = calloc(1, sizeof *s);
+    struct gt_space *s = gt_calloc(1, sizeof *s);
     if (s)
         s->size = 1;
     return s;
@@ -258,17 +260,17 @@ enum gt_rc gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_ki
     if (n == 0 || n > UINT32_MAX || s->size > MAX_SPACE / n)
         return GT_TOO_LARGE;
     size_t i = s->ndims;
-    struct gt_dim *d = realloc(s->dims, (i + 1) * sizeof *d);
+    struct gt_dim *d = gt_realloc(s->dims, (i + 1) * sizeof *d);
     if (d)
         s->dims = d;
-    const char **nm = d ? realloc(s->names, (i + 1) * sizeof *nm) : NULL;
+    const char **nm = d ? gt_realloc(s->names, (i + 1) * sizeof *nm) : NULL;
     if (nm)
         s->names = nm;
-    unsigned char *op = nm ? realloc(s->opaque, i + 1) : NULL;
+    unsigned char *op = nm ? gt_realloc(s->opaque, i + 1) : NULL;
     if (op)
         s->opaque = op;
-    int64_t *v = op ? malloc(n * sizeof *v) : NULL;
-    char *nmc = v ? strdup(name) : NULL;
+    int64_t *v = op ? gt_malloc(n * sizeof *v) : NULL;
+    char *nmc = v ? gt_strdup(name) : NULL;
     if (!nmc) {
         free(v);
         return GT_NO_MEMORY;
@@ -284,7 +286,7 @@ enum gt_rc gt_space_add_dim(struct gt_space *s, const char *name, enum gt_dim_ki
 
 int gt_space_add_constraint(struct gt_space *s, struct gt_expr *e, int owned)
 {
-    struct gt_constraint *c = realloc(s->cons, (s->ncons + 1) * sizeof *c);
+    struct gt_constraint *c = gt_realloc(s->cons, (s->ncons + 1) * sizeof *c);
     if (!c)
         return -1;
     s->cons = c;
@@ -364,7 +366,7 @@ int gt_space_check(const struct gt_space *s, const uint32_t *cfg, const struct g
                    struct gt_space_fault *f)
 {
     int64_t small[32];
-    int64_t *vals = s->ndims <= 32 ? small : malloc(s->ndims * sizeof *vals);
+    int64_t *vals = s->ndims <= 32 ? small : gt_malloc(s->ndims * sizeof *vals);
     if (!vals)
         return -1;
     gt_space_values(s, cfg, vals);
@@ -405,8 +407,8 @@ static int group_constraints(struct gt_space_iter *it)
 {
     const struct gt_space *s = it->s;
     size_t levels = s->ndims + 1;
-    it->con_start = calloc(levels + 1, sizeof *it->con_start);
-    it->con_at = malloc((s->ncons ? s->ncons : 1) * sizeof *it->con_at);
+    it->con_start = gt_calloc(levels + 1, sizeof *it->con_start);
+    it->con_at = gt_malloc((s->ncons ? s->ncons : 1) * sizeof *it->con_at);
     if (!it->con_start || !it->con_at)
         return -1;
     size_t n = 0;
@@ -424,9 +426,9 @@ int gt_space_iter_init(struct gt_space_iter *it, const struct gt_space *s, const
 {
     *it = (struct gt_space_iter){.s = s, .launch = launch, .fault = {-1, 0, {0, 0, 0}}};
     size_t n = s->ndims ? s->ndims : 1;
-    it->cfg = calloc(n, sizeof *it->cfg);
-    it->vals = calloc(n, sizeof *it->vals);
-    it->fault_cfg = calloc(n, sizeof *it->fault_cfg);
+    it->cfg = gt_calloc(n, sizeof *it->cfg);
+    it->vals = gt_calloc(n, sizeof *it->vals);
+    it->fault_cfg = gt_calloc(n, sizeof *it->fault_cfg);
     if (!it->cfg || !it->vals || !it->fault_cfg || group_constraints(it) < 0) {
         gt_space_iter_clear(it);
         return -1;
@@ -654,7 +656,7 @@ int gt_space_parse(const struct gt_space *s, const char *text, unsigned flags, u
                    size_t errlen, size_t *erroff)
 {
     unsigned char small[64];
-    unsigned char *seen = s->ndims <= 64 ? small : calloc(s->ndims, 1);
+    unsigned char *seen = s->ndims <= 64 ? small : gt_calloc(s->ndims, 1);
     if (!seen)
         return parse_error(err, errlen, erroff, 0, "out of memory");
     memset(seen, 0, s->ndims <= 64 ? sizeof small : 0);

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define LIST_LIMIT (1u << 20)   /* valid configurations enumerated up front at most */
 
 static const struct gt_search *const searches[] = {
@@ -74,7 +76,7 @@ int gt_search_tried(const struct gt_strategy *st, const uint32_t *cfg)
 static int grow_tried(struct gt_strategy *st)
 {
     size_t cap = st->captried ? st->captried * 2 : 256;
-    uint64_t *v = calloc(cap, sizeof *v);
+    uint64_t *v = gt_calloc(cap, sizeof *v);
     if (!v)
         return -1;
     for (size_t i = 0; i < st->captried; i++)
@@ -195,10 +197,10 @@ int gt_search_batch_add(struct gt_strategy *st, struct gt_search_batch *b, const
         return 0;
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 16;
-        uint32_t *c = realloc(b->cfg, cap * (nd + 1) * sizeof *c);
+        uint32_t *c = gt_realloc(b->cfg, cap * (nd + 1) * sizeof *c);
         if (c)
             b->cfg = c;
-        double *us = realloc(b->us, cap * sizeof *us);
+        double *us = gt_realloc(b->us, cap * sizeof *us);
         if (us)
             b->us = us;
         if (!c || !us)
@@ -269,7 +271,7 @@ static int list_valid(struct gt_strategy *st)
     if (gt_space_iter_init(&it, st->s, st->launch) != 0)
         return -1;
     uint64_t cap = 1024;
-    st->ranks = malloc(cap * sizeof *st->ranks);
+    st->ranks = gt_malloc(cap * sizeof *st->ranks);
     st->listed = st->ranks != NULL;
     while (st->listed && gt_space_iter_next(&it) == 1) {
         uint64_t r = gt_space_rank(st->s, it.cfg);
@@ -280,7 +282,7 @@ static int list_valid(struct gt_strategy *st)
             break;
         }
         if (st->nranks == cap) {
-            uint64_t *v = realloc(st->ranks, 2 * cap * sizeof *v);
+            uint64_t *v = gt_realloc(st->ranks, 2 * cap * sizeof *v);
             if (!v) {
                 st->listed = 0;
                 break;
@@ -356,8 +358,8 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
         snprintf(err, errlen, "there is no strategy '%s'; use %s", name, names);
         return NULL;
     }
-    struct gt_strategy *st = calloc(1, sizeof *st);
-    uint32_t *def = calloc(s->ndims + 1, sizeof *def);
+    struct gt_strategy *st = gt_calloc(1, sizeof *st);
+    uint32_t *def = gt_calloc(s->ndims + 1, sizeof *def);
     if (!st || !def) {
         free(st);
         free(def);

@@ -9,8 +9,12 @@
  *
  * How loudly a path that gives up (a launch not tuned, a variant not used)
  * is said follows from its result code, in gt_log_level_of() alone, so that
- * the same kind of failure is said alike everywhere. */
+ * the same kind of failure is said alike everywhere.  Running out of memory
+ * is said once per process: the first message about it stands for every
+ * later one, and gt_log_nomem_summary() says it at exit when nothing else
+ * did (shim/base/alloc.c counts the failures). */
 #include "log.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,12 +76,34 @@ enum gt_log_level gt_log_level_of(enum gt_rc rc)
         return GT_LOG_DEBUG;
     case GT_UNAVAILABLE:
         return GT_LOG_INFO;
+    case GT_NO_MEMORY:
+        return gt_log_nomem_level();
     case GT_FAILED:
     case GT_TOO_LARGE:
-    case GT_NO_MEMORY:
         break;
     }
     return GT_LOG_WARN;
+}
+
+static atomic_int nomem_said;
+
+enum gt_log_level gt_log_nomem_level(void)
+{
+    return atomic_exchange(&nomem_said, 1) ? GT_LOG_DEBUG : GT_LOG_WARN;
+}
+
+enum gt_log_level gt_log_fault_level(unsigned long lost)
+{
+    return gt_alloc_failures() != lost ? gt_log_nomem_level() : GT_LOG_WARN;
+}
+
+void gt_log_nomem_summary(void)
+{
+    unsigned long n = gt_alloc_failures();
+    if (n && !atomic_load(&nomem_said))
+        gt_log(gt_log_nomem_level(),
+               "out of memory: %lu of the shim's allocations failed; what needed them was skipped, and the kernels "
+               "concerned ran as the application built them", n);
 }
 
 void gt_log(int level, const char *fmt, ...)

@@ -28,7 +28,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAYERS)) -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_SRC     := $(wildcard fuzz/fuzz_*.c)
-FUZZ_CORE    := $(addprefix shim/base/,arena.c errmsg.c strtab.c) \
+FUZZ_CORE    := $(addprefix shim/base/,alloc.c arena.c errmsg.c strtab.c) \
                 $(addprefix shim/devcode/,decompress.c fatbin.c ptxlex.c ptx.c ptxcost.c ptxreads.c cubin.c elfscan.c \
                 devcode.c imageptx.c) shim/compile/watchdog.c
 FUZZ_TARGETS := $(patsubst fuzz/%.c,$(FUZZ_DIR)/%,$(FUZZ_SRC))

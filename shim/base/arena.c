@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define BLOCK_SIZE ((size_t)64 << 10)
 #define ALIGN 16
 
@@ -25,13 +27,13 @@ struct gt_arena {
 
 struct gt_arena *gt_arena_new(void)
 {
-    return calloc(1, sizeof(struct gt_arena));
+    return gt_calloc(1, sizeof(struct gt_arena));
 }
 
 static struct block *new_block(struct gt_arena *a, size_t need)
 {
     size_t size = need > BLOCK_SIZE ? need : BLOCK_SIZE;
-    struct block *b = malloc(sizeof *b + size);
+    struct block *b = gt_malloc(sizeof *b + size);
     if (!b)
         return NULL;
     b->used = 0;
@@ -98,7 +100,7 @@ int gt_grow(void **v, size_t *cap, size_t need, size_t elem)
     size_t cap2 = *cap ? *cap * 2 : 16;
     while (cap2 < need)
         cap2 *= 2;
-    void *p = cap2 > SIZE_MAX / elem ? NULL : realloc(*v, cap2 * elem);
+    void *p = cap2 > SIZE_MAX / elem ? NULL : gt_realloc(*v, cap2 * elem);
     if (!p)
         return -1;
     *v = p;

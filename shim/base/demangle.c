@@ -5,6 +5,7 @@
  * C library: almost every CUDA application has libstdc++ loaded already,
  * and where none is, the mangled name is shown. */
 #include "demangle.h"
+#include "alloc.h"
 #include "elfsym.h"
 
 #include <dlfcn.h>
@@ -34,5 +35,5 @@ char *gt_demangle(const char *name)
     }
     int status = -1;
     char *d = (demangle && name[0] == '_' && name[1] == 'Z') ? demangle(name, NULL, NULL, &status) : NULL;
-    return status == 0 && d ? d : strdup(name);
+    return status == 0 && d ? d : gt_strdup(name);
 }

@@ -12,6 +12,8 @@
 
 #include <stdlib.h>
 
+#include "alloc.h"
+
 #define EMPTY ((uintptr_t)0)
 #define TOMB UINTPTR_MAX
 
@@ -39,7 +41,7 @@ static size_t hash(uintptr_t key)
 
 static struct gt_map_table *table_new(size_t capacity)
 {
-    struct gt_map_table *t = calloc(1, sizeof *t + capacity * sizeof t->slots[0]);
+    struct gt_map_table *t = gt_calloc(1, sizeof *t + capacity * sizeof t->slots[0]);
     if (t)
         t->mask = capacity - 1;
     return t;

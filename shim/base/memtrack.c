@@ -13,6 +13,8 @@
 #include <search.h>
 #include <stdlib.h>
 
+#include "alloc.h"
+
 static const char *const kind_names[GT_MEM_NKINDS] = {
     "device", "pitch", "async", "pool", "managed", "host", "registered", "mapped",
 };
@@ -67,7 +69,7 @@ int gt_mem_add(struct gt_memtrack *mt, uint64_t base, size_t size, enum gt_mem_k
 {
     if (size == 0)
         return 0;
-    struct gt_mem_range *r = malloc(sizeof *r);
+    struct gt_mem_range *r = gt_malloc(sizeof *r);
     if (!r)
         return -1;
     *r = (struct gt_mem_range){base, size, kind};

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "alloc.h"
+
 int gt_pool_jobs(int jobs)
 {
     if (jobs > 0)
@@ -57,7 +59,7 @@ int gt_pool_start(struct gt_pool *p, int nthreads)
     p->head = p->tail = NULL;
     p->stopping = 0;
     p->nthreads = 0;
-    p->threads = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof *p->threads);
+    p->threads = gt_calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof *p->threads);
     for (int i = 0; p->threads && i < nthreads; i++) {
         if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
             break;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 uint32_t gt_strtab_hash(const char *s, size_t n)
 {
     uint32_t h = 2166136261u;
@@ -44,7 +46,7 @@ static int resize(struct gt_strtab *t)
     struct gt_strtab_slot *old = t->slots;
     size_t oldcap = t->cap;
     uint32_t gen = t->gen;
-    t->slots = calloc(cap, sizeof *t->slots);
+    t->slots = gt_calloc(cap, sizeof *t->slots);
     if (!t->slots) {
         t->slots = old;
         return -1;

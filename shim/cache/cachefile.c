@@ -29,6 +29,7 @@
 #include "hash.h"
 #include "store.h"
 
+#include "alloc.h"
 #include "gputune.h"
 
 #include <errno.h>
@@ -122,7 +123,7 @@ void gt_centry_clear(struct gt_centry *e)
 
 static char *dup_or_empty(const char *s)
 {
-    return strdup(s ? s : "");
+    return gt_strdup(s ? s : "");
 }
 
 int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src)
@@ -270,7 +271,7 @@ static enum field set_field(struct gt_centry *e, const char *key, char *val)
     if (str) {
         free(*str);
         unescape(val);
-        return (*str = strdup(val)) ? FIELD_SET : FIELD_NOMEM;
+        return (*str = gt_strdup(val)) ? FIELD_SET : FIELD_NOMEM;
     }
     if (!strcmp(key, "image"))
         e->image = strtoull(val, &end, 16);
@@ -420,7 +421,7 @@ static char *read_all(int fd)
         errno = EFBIG;
         return NULL;
     }
-    char *buf = malloc((size_t)st.st_size + 1);
+    char *buf = gt_malloc((size_t)st.st_size + 1);
     size_t got = 0;
     while (buf && got < (size_t)st.st_size) {
         ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);

@@ -9,6 +9,7 @@
  * must belong to the user and be writable by nobody else (cachedir.c): the
  * shim loads what it finds there into the application. */
 #include "store.h"
+#include "alloc.h"
 #include "cachedir.h"
 #include "hash.h"
 
@@ -145,7 +146,7 @@ int gt_store_get(const struct gt_store *s, struct gt_key k, const char *ext, uns
     unsigned char *buf = NULL;
     int elf = strcmp(ext, "cubin") == 0;
     if (fstat(fd, &st) == 0 && st.st_size >= 4 && (size_t)st.st_size <= MAX_CUBIN &&
-        (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+        (buf = gt_malloc((size_t)st.st_size + 1)) != NULL) {
         if (read(fd, buf, (size_t)st.st_size) != st.st_size || (elf && memcmp(buf, "\177ELF", 4) != 0)) {
             free(buf);
             buf = NULL;

@@ -24,6 +24,7 @@
  * exit handlers run in a forked child, and would wait forever for a lock
  * that a thread of the parent held in the middle of a build. */
 #include "jit.h"
+#include "alloc.h"
 #include "rtcworker.h"
 
 #include <dlfcn.h>
@@ -141,7 +142,7 @@ static void put(struct keybuf *k, const char *s)
     size_t len = strlen(s) + 1;
     if (k->buf && k->n + len > k->cap) {
         size_t cap = (k->n + len) * 2;
-        char *b = realloc(k->buf, cap);
+        char *b = gt_realloc(k->buf, cap);
         if (!b) {
             free(k->buf);
             k->buf = NULL;
@@ -165,7 +166,7 @@ static void put_all(struct keybuf *k, const char *const *v, int n)
 /* Everything that decides the cubin, for the store's key. */
 struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job)
 {
-    struct keybuf k = {malloc(4096), 0, 4096};
+    struct keybuf k = {gt_malloc(4096), 0, 4096};
     char head[160];
     snprintf(head, sizeof head, "%s rtc %d link %d arch %d watchdog %d", job->input == GT_JIT_SOURCE ? "cuda" : "ptx",
              j->nvrtc_version, j->jitlink_version, job->arch, job->watchdog);
@@ -189,7 +190,7 @@ struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job)
 /* A copy of n options with the architecture appended. */
 static const char **with_arch(const char *const *options, int n, const char *flag, int arch, char *buf, size_t cap)
 {
-    const char **opts = malloc((size_t)(n + 1) * sizeof *opts);
+    const char **opts = gt_malloc((size_t)(n + 1) * sizeof *opts);
     if (!opts)
         return NULL;
     for (int i = 0; i < n; i++)
@@ -216,7 +217,7 @@ void gt_jit_nvrtc(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_ji
     nvrtcProgram prog;
     *out = (struct gt_jit_rtc_out){0};
     if (j->rtc.create(&prog, in->text, in->name, in->nheaders, in->headers, in->include_names) != NVRTC_SUCCESS) {
-        out->log = strdup("nvrtcCreateProgram failed");
+        out->log = gt_strdup("nvrtcCreateProgram failed");
         return;
     }
     nvrtcResult r = NVRTC_SUCCESS;
@@ -228,16 +229,16 @@ void gt_jit_nvrtc(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_ji
         r = j->rtc.compile(prog, in->noptions, in->options);
     size_t size = 0;
     char *log;
-    if (j->rtc.log_size(prog, &size) == NVRTC_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
+    if (j->rtc.log_size(prog, &size) == NVRTC_SUCCESS && size > 1 && (log = gt_malloc(size)) != NULL)
         out->log = kept(log, j->rtc.log(prog, log) == NVRTC_SUCCESS);
-    if (r == NVRTC_SUCCESS && j->rtc.ptx_size(prog, &size) == NVRTC_SUCCESS && (out->ptx = malloc(size)) != NULL &&
+    if (r == NVRTC_SUCCESS && j->rtc.ptx_size(prog, &size) == NVRTC_SUCCESS && (out->ptx = gt_malloc(size)) != NULL &&
         j->rtc.ptx(prog, out->ptx) != NVRTC_SUCCESS) {
         free(out->ptx);
         out->ptx = NULL;
     }
     const char *lowered = NULL;
     if (out->ptx && in->name_expr && j->rtc.lowered_name(prog, in->name_expr, &lowered) == NVRTC_SUCCESS)
-        out->lowered = strdup(lowered);
+        out->lowered = gt_strdup(lowered);
     j->rtc.destroy(&prog);
     out->ok = out->ptx != NULL;
 }
@@ -250,7 +251,7 @@ static int source_to_ptx(struct gt_jit *j, struct gt_jit_job *job)
     char arch[48];
     const char **opts = with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, arch, sizeof arch);
     if (!opts) {
-        job->log = strdup("out of memory");
+        job->log = gt_strdup("out of memory");
         return -1;
     }
     struct gt_jit_rtc_in in = {.name = job->name, .text = job->text, .nheaders = job->nheaders,
@@ -278,7 +279,7 @@ static int ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *pt
     if (!opts || j->link.create(&h, (uint32_t)job->nlink_options + 1, opts) != NVJITLINK_SUCCESS) {
         free(opts);
         free(job->log);
-        job->log = strdup("nvJitLinkCreate failed: bad options");
+        job->log = gt_strdup("nvJitLinkCreate failed: bad options");
         return -1;
     }
     free(opts);
@@ -288,11 +289,11 @@ static int ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *pt
     size_t size = 0;
     char *log = NULL;
     if (r != NVJITLINK_SUCCESS) {
-        if (j->link.error_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
+        if (j->link.error_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = gt_malloc(size)) != NULL)
             log = kept(log, j->link.error_log(h, log) == NVJITLINK_SUCCESS);
-    } else if (j->link.cubin_size(h, cubin_size) == NVJITLINK_SUCCESS && (*cubin = malloc(*cubin_size)) != NULL) {
+    } else if (j->link.cubin_size(h, cubin_size) == NVJITLINK_SUCCESS && (*cubin = gt_malloc(*cubin_size)) != NULL) {
         ok = j->link.cubin(h, *cubin) == NVJITLINK_SUCCESS;
-        if (j->link.info_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = malloc(size)) != NULL)
+        if (j->link.info_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && (log = gt_malloc(size)) != NULL)
             log = kept(log, j->link.info_log(h, log) == NVJITLINK_SUCCESS);
     }
     if (log) {
@@ -368,7 +369,7 @@ static void to_store(const struct gt_store *store, struct gt_key key, struct gt_
 static void build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job)
 {
     if (gt_jit_open(j) != 0) {
-        job->log = strdup(j->error);
+        job->log = gt_strdup(j->error);
         return;
     }
     struct gt_key key = gt_jit_key(j, job);

@@ -11,6 +11,7 @@
  * variant is accepted only if the kernel it yields takes its parameters
  * exactly as the original does. */
 #include "recipe.h"
+#include "alloc.h"
 #include "errmsg.h"
 #include "cubin.h"
 #include "image.h"
@@ -28,7 +29,7 @@ static char *read_text(const char *path)
         return NULL;
     char *buf = NULL;
     long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = gt_malloc((size_t)n + 1)) != NULL) {
         if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
             free(buf);
             buf = NULL;
@@ -42,9 +43,9 @@ static char *read_text(const char *path)
 
 static char **copy_strings(char *const *v, int n)
 {
-    char **c = calloc((size_t)(n > 0 ? n : 1), sizeof *c);
+    char **c = gt_calloc((size_t)(n > 0 ? n : 1), sizeof *c);
     for (int i = 0; c && i < n; i++)
-        if (!(c[i] = strdup(v[i] ? v[i] : ""))) {
+        if (!(c[i] = gt_strdup(v[i] ? v[i] : ""))) {
             while (i--)
                 free(c[i]);
             free(c);
@@ -83,8 +84,8 @@ int gt_recipe_from_file(struct gt_recipe *r, const char *path, char *const *opti
     if (!(r->text = read_text(path)))
         return gt_errf(err, errlen, "cannot read kernel source %s", path);
     const char *base = strrchr(path, '/');
-    r->name = strdup(base ? base + 1 : path);
-    r->kernel = strdup(kernel);
+    r->name = gt_strdup(base ? base + 1 : path);
+    r->kernel = gt_strdup(kernel);
     r->options = copy_strings(options, noptions);
     r->noptions = noptions;
     r->link_options = copy_strings(link_options, nlink_options);
@@ -116,11 +117,11 @@ int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, 
     memset(r, 0, sizeof *r);
     r->input = GT_JIT_SOURCE;
     r->arch = arch;
-    r->text = strdup(p->source);
-    r->name = strdup(p->name);
-    r->kernel = strdup(kernel);
-    r->options = calloc((size_t)p->noptions + 1, sizeof *r->options);
-    r->link_options = calloc(1, sizeof *r->link_options);
+    r->text = gt_strdup(p->source);
+    r->name = gt_strdup(p->name);
+    r->kernel = gt_strdup(kernel);
+    r->options = gt_calloc((size_t)p->noptions + 1, sizeof *r->options);
+    r->link_options = gt_calloc(1, sizeof *r->link_options);
     r->nheaders = p->nheaders;
     r->headers = copy_strings(p->headers, p->nheaders);
     r->include_names = copy_strings(p->include_names, p->nheaders);
@@ -136,7 +137,7 @@ int gt_recipe_from_nvrtc(struct gt_recipe *r, const struct gt_nvrtc_program *p, 
         int skip = arch_option(p->options[i]);
         if (skip) {
             i += skip - 1;
-        } else if (!(r->options[r->noptions++] = strdup(p->options[i]))) {
+        } else if (!(r->options[r->noptions++] = gt_strdup(p->options[i]))) {
             gt_recipe_free(r);
             return gt_errf(err, errlen, "out of memory");
         }
@@ -160,10 +161,10 @@ int gt_recipe_from_image(struct gt_recipe *r, const struct gt_image *img, const 
     r->arch = arch;
     r->text = ptx->text;
     ptx->text = NULL;
-    r->name = strdup("image.ptx");
-    r->kernel = strdup(kernel);
-    r->options = calloc(1, sizeof *r->options);
-    r->link_options = calloc(1, sizeof *r->link_options);
+    r->name = gt_strdup("image.ptx");
+    r->kernel = gt_strdup(kernel);
+    r->options = gt_calloc(1, sizeof *r->options);
+    r->link_options = gt_calloc(1, sizeof *r->link_options);
     snprintf(r->from, sizeof r->from, "its compute_%d PTX", ptx->arch);
     gt_image_ptx_free(ptx, 1);
     if (!r->name || !r->kernel || !r->options || !r->link_options) {
@@ -181,7 +182,7 @@ __attribute__((format(printf, 2, 3))) static const char *keep(struct gt_variant_
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    char *s = strdup(buf);
+    char *s = gt_strdup(buf);
     if (s)
         vj->own[vj->nown++] = s;
     return s;
@@ -250,9 +251,9 @@ int gt_recipe_job(const struct gt_recipe *r, const struct gt_space *s, const uin
 {
     memset(vj, 0, sizeof *vj);
     int cap = r->noptions + r->nlink_options + (int)s->ndims + 8;
-    vj->options = calloc((size_t)cap, sizeof *vj->options);
-    vj->link_options = calloc((size_t)cap, sizeof *vj->link_options);
-    vj->own = calloc((size_t)cap, sizeof *vj->own);
+    vj->options = gt_calloc((size_t)cap, sizeof *vj->options);
+    vj->link_options = gt_calloc((size_t)cap, sizeof *vj->link_options);
+    vj->own = gt_calloc((size_t)cap, sizeof *vj->own);
     int n = vj->options && vj->link_options && vj->own ? frontend_options(r, s, cfg, vj) : -1;
     int nl = n >= 0 ? link_options(r, s, cfg, block, vj) : -1;
     if (nl < 0) {
@@ -282,8 +283,8 @@ int gt_recipe_watchdog(const struct gt_recipe *r, int mode, struct gt_variant_jo
     if (!mode || r->input != GT_JIT_SOURCE)
         return 0;
     int n = job->nheaders;
-    vj->headers = malloc((size_t)(n + 1) * sizeof *vj->headers);
-    vj->include_names = malloc((size_t)(n + 1) * sizeof *vj->include_names);
+    vj->headers = gt_malloc((size_t)(n + 1) * sizeof *vj->headers);
+    vj->include_names = gt_malloc((size_t)(n + 1) * sizeof *vj->include_names);
     if (!vj->headers || !vj->include_names)
         return -1;
     for (int i = 0; i < n; i++) {

@@ -20,6 +20,7 @@
  * and its build fails: a compilation that hangs there would hang here too.
  * Failures are said through the owner's j->note, never logged here. */
 #include "rtcworker.h"
+#include "alloc.h"
 #include "errmsg.h"
 
 #include <dlfcn.h>
@@ -56,7 +57,7 @@ static void put(struct writer *w, const void *bytes, size_t n)
     }
     if (w->n + n > w->cap) {
         size_t cap = w->cap * 2 > w->n + n ? w->cap * 2 : w->n + n + 4096;
-        unsigned char *p = realloc(w->p, cap);
+        unsigned char *p = gt_realloc(w->p, cap);
         if (!p) {
             w->failed = 1;
             return;
@@ -191,7 +192,7 @@ static int get_list(struct reader *r, const char ***v, int *n, const char *what)
     /* Each string takes at least 5 bytes: a count the message cannot hold is a lie. */
     if (count > GT_RTCW_MAX_LIST || count > r->left / 5)
         return bad(r, "too many %s", what);
-    if (!(*v = malloc((count ? count : 1) * sizeof **v)))
+    if (!(*v = gt_malloc((count ? count : 1) * sizeof **v)))
         return bad(r, "no memory for %s", what);
     for (uint32_t i = 0; i < count; i++)
         if (get_str(r, &(*v)[i], what) != 0)
@@ -245,11 +246,11 @@ static ssize_t read_all(int fd, unsigned char *b, size_t n)
 static int read_body(int fd, size_t size, unsigned char **body, char *err, size_t errlen)
 {
     size_t cap = size < READ_CHUNK ? size : READ_CHUNK, have = 0;
-    unsigned char *buf = malloc(cap ? cap : 1);
+    unsigned char *buf = gt_malloc(cap ? cap : 1);
     while (buf && have < size) {
         if (have == cap) {
             size_t more = cap * 2 < size ? cap * 2 : size;
-            unsigned char *b = realloc(buf, more);
+            unsigned char *b = gt_realloc(buf, more);
             if (!b)
                 break;
             buf = b;
@@ -379,7 +380,7 @@ static char **worker_env(void)
     size_t n = 0, k = 0;
     while (environ[n])
         n++;
-    char **env = malloc((n + 2) * sizeof *env);
+    char **env = gt_malloc((n + 2) * sizeof *env);
     for (size_t i = 0; env && i < n; i++)
         if (strncmp(environ[i], pre, sizeof pre - 1) != 0 && strncmp(environ[i], mode, sizeof mode - 1) != 0)
             env[k++] = environ[i];
@@ -472,7 +473,7 @@ static int encode_request(const struct gt_jit_rtc_in *in, struct writer *w)
 
 static char *dup_opt(const char *s, int *failed)
 {
-    char *d = s ? strdup(s) : NULL;
+    char *d = s ? gt_strdup(s) : NULL;
     *failed |= s && !d;
     return d;
 }
@@ -597,7 +598,7 @@ int gt_rtcw_compile(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_
     else
         failed(w, j, why, r > 0 ? "the build failed" : NULL);
     if (r > 0)
-        *out = (struct gt_jit_rtc_out){.log = strdup(why)};
+        *out = (struct gt_jit_rtc_out){.log = gt_strdup(why)};
     return r > 0 ? 0 : r;
 }
 

@@ -36,6 +36,7 @@
  * volatile read by every block would queue the whole grid on one line of
  * L2. */
 #include "watchdog.h"
+#include "alloc.h"
 #include "errmsg.h"
 #include "policy.h"
 #include "ptx.h"
@@ -226,7 +227,7 @@ static void edit_end(struct plan *p, size_t at, size_t cut)
     p->f = NULL;
     if (!bad && p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 16;
-        struct edit *v = realloc(p->v, cap * sizeof *v);
+        struct edit *v = gt_realloc(p->v, cap * sizeof *v);
         if (v) {
             p->v = v;
             p->cap = cap;
@@ -255,7 +256,7 @@ static char *apply(struct plan *p)
     size_t size = strlen(p->ptx), total = size + 1;
     for (size_t i = 0; i < p->n; i++)
         total += p->v[i].len;
-    char *out = malloc(total), *w = out;
+    char *out = gt_malloc(total), *w = out;
     if (!out)
         return NULL;
     qsort(p->v, p->n, sizeof *p->v, cmp_edit);
@@ -358,7 +359,7 @@ static int enclosed(const char *text, const struct gt_ptx_func *f, unsigned i)
 static void plan_function(struct plan *p, const struct gt_ptx_func *f, int per_thread, int merge, struct counts *c)
 {
     int in_kernel = f == p->kernel, before = c->loop_checks + c->barrier_checks;
-    unsigned char *decide = calloc(f->nbarriers ? f->nbarriers : 1, 1);
+    unsigned char *decide = gt_calloc(f->nbarriers ? f->nbarriers : 1, 1);
     if (!decide) {
         p->failed = 1;
         return;
@@ -411,7 +412,7 @@ static void describe(struct gt_wd_report *rep, const struct counts *c, const cha
 static int plan_kernel(struct plan *p, size_t kidx, int mode, struct gt_wd_report *rep)
 {
     const struct gt_ptx_module *m = p->m;
-    unsigned char *in = calloc(m->nfuncs, 1);
+    unsigned char *in = gt_calloc(m->nfuncs, 1);
     unsigned uses;
     int external;
     if (!in || reach(m, kidx, in, &uses, &external) != 0) {

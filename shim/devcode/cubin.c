@@ -16,6 +16,7 @@
  * Parsing goes through libelf on the caller's bytes, which it never writes
  * for a little-endian 64-bit ELF, the only kind accepted here. */
 #include "cubin.h"
+#include "alloc.h"
 #include "errmsg.h"
 #include "arena.h"
 
@@ -157,8 +158,8 @@ static int read_sections(struct parser *P)
     if (n > MAX_SECTIONS)
         return fail(P, "%zu sections", n);
     P->nsecs = n;
-    P->secs = calloc(n ? n : 1, sizeof *P->secs);
-    P->sec_kernel = malloc((n ? n : 1) * sizeof *P->sec_kernel);
+    P->secs = gt_calloc(n ? n : 1, sizeof *P->secs);
+    P->sec_kernel = gt_malloc((n ? n : 1) * sizeof *P->sec_kernel);
     if (!P->secs || !P->sec_kernel)
         return fail(P, "out of memory");
     for (size_t i = 0; i < n; i++) {
@@ -244,9 +245,9 @@ static int add_extern(struct parser *P, size_t symi, const char *name)
 
 static int read_symbols(struct parser *P)
 {
-    P->sym_kernel = malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_kernel);
-    P->sym_var = malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_var);
-    P->sym_extern = malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_extern);
+    P->sym_kernel = gt_malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_kernel);
+    P->sym_var = gt_malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_var);
+    P->sym_extern = gt_malloc((P->nsyms ? P->nsyms : 1) * sizeof *P->sym_extern);
     if (!P->sym_kernel || !P->sym_var || !P->sym_extern)
         return fail(P, "out of memory");
     for (size_t i = 0; i < P->nsyms; i++) {
@@ -531,7 +532,7 @@ static int collect(struct parser *P, const unsigned char *matrix, size_t n, cons
                    unsigned **out, unsigned *count)
 {
     unsigned *found = gt_arena_alloc(P->c->arena, (n ? n : 1) * sizeof *found);
-    unsigned char *hit = calloc(n ? n : 1, 1);
+    unsigned char *hit = gt_calloc(n ? n : 1, 1);
     if (!found || !hit) {
         free(hit);
         return fail(P, "out of memory");
@@ -561,14 +562,14 @@ static int usage(struct parser *P)
     const size_t cap = (size_t)64 << 20;
     int relocs = P->c->relocatable && ns <= 512 && !(nv && ns > cap / nv);
     int lists = ne && ns <= cap / ne;
-    unsigned char *seen = relocs ? malloc(ns) : NULL;
-    size_t *stack = relocs ? malloc(ns * sizeof *stack) : NULL;
+    unsigned char *seen = relocs ? gt_malloc(ns) : NULL;
+    size_t *stack = relocs ? gt_malloc(ns * sizeof *stack) : NULL;
     if (relocs) {
-        P->uses = calloc(ns * (nv ? nv : 1), 1);
-        P->calls = calloc(ns * ns, 1);
+        P->uses = gt_calloc(ns * (nv ? nv : 1), 1);
+        P->calls = gt_calloc(ns * ns, 1);
     }
     if (lists)
-        P->ext = calloc(ns * ne, 1);
+        P->ext = gt_calloc(ns * ne, 1);
     int oom = (relocs && (!P->uses || !P->calls || !seen || !stack)) || (lists && !P->ext);
     int r = oom ? fail(P, "out of memory") : 0;
     if (r == 0 && lists)

@@ -7,6 +7,7 @@
  * from the input before anything is allocated, so a forged header cannot
  * make a small input claim gigabytes. */
 #include "decompress.h"
+#include "alloc.h"
 #include "errmsg.h"
 
 #include <lz4.h>
@@ -62,7 +63,7 @@ int gt_decompress_entry(const struct gt_fatbin_entry *e, const unsigned char **o
     size_t in = e->compressed_size, n = e->uncompressed_size;
     if (!plausible(in, n, lz4 ? LZ4_MAX_RATIO : ZSTD_MAX_RATIO))
         return gt_errf(err, errlen, "implausible sizes: %zu bytes said to inflate to %zu", in, n);
-    unsigned char *buf = malloc(n + 1);
+    unsigned char *buf = gt_malloc(n + 1);
     if (!buf)
         return gt_errf(err, errlen, "out of memory inflating %zu bytes", n);
     int r = lz4 ? inflate_lz4(e->data, in, buf, n) : inflate_zstd(e->data, in, buf, n);

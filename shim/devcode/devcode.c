@@ -7,6 +7,7 @@
  * is separate so that a caller can spread the expensive part over threads:
  * decoding distinct entries concurrently is safe. */
 #include "devcode.h"
+#include "alloc.h"
 #include "errmsg.h"
 #include "decompress.h"
 #include "elfscan.h"
@@ -53,7 +54,7 @@ static int from_scan(struct gt_devcode *dc, const unsigned char *data, const str
                      size_t errlen)
 {
     size_t total = 0;
-    dc->containers = calloc(s->n ? s->n : 1, sizeof *dc->containers);
+    dc->containers = gt_calloc(s->n ? s->n : 1, sizeof *dc->containers);
     if (!dc->containers)
         return gt_errf(err, errlen, "out of memory");
     for (size_t i = 0; i < s->n; i++) {
@@ -69,7 +70,7 @@ static int from_scan(struct gt_devcode *dc, const unsigned char *data, const str
         total += c->count;
     }
     dc->ncontainers = s->n;
-    dc->entries = calloc(total ? total : 1, sizeof *dc->entries);
+    dc->entries = gt_calloc(total ? total : 1, sizeof *dc->entries);
     if (!dc->entries)
         return gt_errf(err, errlen, "out of memory");
     for (size_t i = 0; i < s->n; i++) {
@@ -107,8 +108,8 @@ static int scanned(struct gt_devcode *dc, const unsigned char *data, size_t size
 static int bare(struct gt_devcode *dc, const unsigned char *data, size_t size, int kind, char *err,
                 size_t errlen)
 {
-    dc->containers = calloc(1, sizeof *dc->containers);
-    dc->entries = calloc(1, sizeof *dc->entries);
+    dc->containers = gt_calloc(1, sizeof *dc->containers);
+    dc->entries = gt_calloc(1, sizeof *dc->entries);
     if (!dc->containers || !dc->entries)
         return gt_errf(err, errlen, "out of memory");
     dc->ncontainers = dc->nentries = 1;

@@ -11,6 +11,7 @@
  * The section headers are read by hand, bounded by the file size, so that
  * a damaged file yields an error instead of a wild read. */
 #include "elfscan.h"
+#include "alloc.h"
 #include "errmsg.h"
 #include "fatbin.h"
 
@@ -41,7 +42,7 @@ static int add(struct gt_elfscan *s, size_t offset, size_t size, const char *sec
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
-        struct gt_elfscan_fatbin *f = realloc(s->fatbins, cap * sizeof *f);
+        struct gt_elfscan_fatbin *f = gt_realloc(s->fatbins, cap * sizeof *f);
         if (!f)
             return -1;
         s->fatbins = f;
@@ -101,7 +102,7 @@ static int read_sections(const unsigned char *file, size_t size, struct sections
     if (eh.e_shentsize != sizeof(Elf64_Shdr) || S->n > MAX_SECTIONS || eh.e_shoff > size ||
         S->n * sizeof(Elf64_Shdr) > size - eh.e_shoff)
         return gt_errf(err, errlen, "section headers lie outside the file");
-    S->sh = malloc(S->n * sizeof *S->sh);
+    S->sh = gt_malloc(S->n * sizeof *S->sh);
     if (!S->sh)
         return gt_errf(err, errlen, "out of memory");
     memcpy(S->sh, file + eh.e_shoff, S->n * sizeof *S->sh);

@@ -11,6 +11,7 @@
  * SASS only yields none.  Rebuilding a kernel, or reading what it does,
  * takes the one of them that defines it. */
 #include "imageptx.h"
+#include "alloc.h"
 #include "errmsg.h"
 #include "decompress.h"
 #include "fatbin.h"
@@ -61,7 +62,7 @@ static int best_entry(const unsigned char *fb, size_t size, int device_arch, str
 static int take_text(struct gt_image_ptx *p, const char *text, size_t size, char *err, size_t errlen)
 {
     size_t n = strnlen(text, size);
-    p->text = malloc(n + 1);
+    p->text = gt_malloc(n + 1);
     if (!p->text)
         return gt_errf(err, errlen, "out of memory");
     memcpy(p->text, text, n);
@@ -81,7 +82,7 @@ static int from_entry(struct gt_image_ptx *p, const struct gt_fatbin_entry *e, c
     int r = take_text(p, (const char *)data, size, err, errlen);
     free(owned);
     if (r == 0 && e->options_size) {
-        p->options = strndup(e->options, e->options_size);
+        p->options = gt_strndup(e->options, e->options_size);
         if (!p->options)
             r = gt_errf(err, errlen, "out of memory");
     }
@@ -120,8 +121,8 @@ static size_t image_fatbins(const struct gt_image *img, const unsigned char **fb
 static int from_fatbins(const struct gt_image *img, int device_arch, struct gt_image_ptx *out, size_t *n,
                         char *err, size_t errlen)
 {
-    const unsigned char **fbs = malloc(MAX_FATBINS * sizeof *fbs);
-    size_t *sizes = malloc(MAX_FATBINS * sizeof *sizes);
+    const unsigned char **fbs = gt_malloc(MAX_FATBINS * sizeof *fbs);
+    size_t *sizes = gt_malloc(MAX_FATBINS * sizeof *sizes);
     int r = fbs && sizes ? 0 : gt_errf(err, errlen, "out of memory");
     size_t nfb = r == 0 ? image_fatbins(img, fbs, sizes) : 0;
     for (size_t i = 0; r == 0 && i < nfb; i++) {
@@ -153,7 +154,7 @@ int gt_image_ptx(const struct gt_image *img, int device_arch, struct gt_image_pt
     if (!img->bytes || img->format == GT_FMT_CUBIN || img->format == GT_FMT_UNKNOWN)
         return 0;
     size_t cap = img->format == GT_FMT_WRAPPER ? MAX_FATBINS : 1;
-    struct gt_image_ptx *p = calloc(cap, sizeof *p);
+    struct gt_image_ptx *p = gt_calloc(cap, sizeof *p);
     if (!p)
         return gt_errf(err, errlen, "out of memory");
     int r;
@@ -205,7 +206,7 @@ int gt_image_ptx_defining(const struct gt_image *img, int device_arch, const cha
     if (found == n)
         r = n ? gt_errf(err, errlen, "no PTX of the image defines %s", kernel)
               : gt_errf(err, errlen, "the image has no PTX for sm_%d (SASS only)", device_arch);
-    else if ((*out = calloc(1, sizeof **out)) == NULL)
+    else if ((*out = gt_calloc(1, sizeof **out)) == NULL)
         r = gt_errf(err, errlen, "out of memory");
     else {
         **out = ptx[found];

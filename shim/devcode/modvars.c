@@ -8,6 +8,7 @@
  * says the same of each entry and what it calls).  When the code cannot
  * tell, every variable of the module counts. */
 #include "modvars.h"
+#include "alloc.h"
 #include "devcode.h"
 
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 static int add(struct gt_modvar *v, int *n, const char *name, int writable)
 {
-    if (!(v[*n].name = strdup(name)))
+    if (!(v[*n].name = gt_strdup(name)))
         return -1;
     v[(*n)++].writable = writable;
     return 0;
@@ -61,7 +62,7 @@ int gt_modvars(const unsigned char *code, size_t size, const char *kernel, int a
         struct gt_devcode_entry *e = &dc.entries[pick];
         gt_devcode_decode(&dc, pick);
         size_t cap = e->status != 1 ? 0 : e->fe.kind == GT_FATBIN_ELF ? e->cubin.nvars : e->ptx.nvars;
-        if (cap && !(*out = calloc(cap, sizeof **out)))
+        if (cap && !(*out = gt_calloc(cap, sizeof **out)))
             rc = -1;
         else if (cap && e->fe.kind == GT_FATBIN_ELF)
             rc = from_cubin(&e->cubin, kernel, *out, n);

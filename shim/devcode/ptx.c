@@ -13,6 +13,7 @@
  * copied out, and anything not understood is skipped to the end of its
  * statement rather than guessed at. */
 #include "ptx.h"
+#include "alloc.h"
 #include "ptxlex.h"
 #include "strtab.h"
 #include "errmsg.h"
@@ -828,9 +829,9 @@ static int parse_module(struct parser *P)
 static int close_over_calls(struct parser *P)
 {
     size_t nf = P->funcs.n, nv = P->vars.n;
-    unsigned *seen_f = calloc(nf ? nf : 1, sizeof *seen_f);
-    unsigned *seen_v = calloc(nv ? nv : 1, sizeof *seen_v);
-    unsigned *stack = malloc((nf ? nf : 1) * sizeof *stack);
+    unsigned *seen_f = gt_calloc(nf ? nf : 1, sizeof *seen_f);
+    unsigned *seen_v = gt_calloc(nv ? nv : 1, sizeof *seen_v);
+    unsigned *stack = gt_malloc((nf ? nf : 1) * sizeof *stack);
     int r = (!seen_f || !seen_v || !stack) ? oom(P) : 0;
     for (size_t f = 0; r == 0 && f < nf; f++) {
         unsigned mark = (unsigned)f + 1, sp = 0;
@@ -951,7 +952,7 @@ const struct gt_ptx_func *gt_ptx_find(const struct gt_ptx_module *m, const char 
  * calls, directly or not.  Returns -1 when out of memory. */
 int gt_ptx_reach(const struct gt_ptx_module *m, size_t f, unsigned char *in)
 {
-    size_t *stack = malloc(m->nfuncs * sizeof *stack), sp = 0;
+    size_t *stack = gt_malloc(m->nfuncs * sizeof *stack), sp = 0;
     if (!stack)
         return -1;
     in[f] = 1;

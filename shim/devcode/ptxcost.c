@@ -22,6 +22,7 @@
  * statement not understood still counts, reads the registers it names and
  * leaves its destination unknown. */
 #include "ptxcost.h"
+#include "alloc.h"
 #include "arena.h"
 #include "errmsg.h"
 #include "ptx.h"
@@ -816,7 +817,7 @@ static int run_entry(struct dec *D, struct gt_ptxcost *out)
     decode_body(D);
     resolve(D);
     size_t n = D->slots.n;
-    struct state S = {malloc(n * sizeof *S.val), calloc(n, sizeof *S.pend), malloc(n), 1};
+    struct state S = {gt_malloc(n * sizeof *S.val), gt_calloc(n, sizeof *S.pend), gt_malloc(n), 1};
     int r = D->oom || !S.val || !S.pend || !S.kn ? -1 : 0;
     if (r == 0) {
         for (size_t i = 0; i < n; i++) {

@@ -21,6 +21,7 @@
  * The text is untrusted: it is read with ptx.c and ptxlex.c's bounds, and a
  * statement not understood only makes what it touches count as read. */
 #include "ptxreads.h"
+#include "alloc.h"
 #include "arena.h"
 #include "errmsg.h"
 #include "ptx.h"
@@ -217,7 +218,7 @@ static void instruction(struct reader *R, const struct gt_ptx_stmt *st)
 static int propagate(struct reader *R, unsigned char *reads)
 {
     size_t words = (R->nparams + 63) / 64;
-    uint64_t *t = calloc((size_t)R->nodes * words + 1, sizeof *t);
+    uint64_t *t = gt_calloc((size_t)R->nodes * words + 1, sizeof *t);
     if (!t)
         return -1;
     for (unsigned p = 0; p < R->nparams; p++)
@@ -247,7 +248,7 @@ static int propagate(struct reader *R, unsigned char *reads)
 static int analyze(struct reader *R, const char *ptx, size_t end, unsigned char *reads)
 {
     const struct gt_ptx_func *f = R->f;
-    R->named = calloc(R->nparams + 1, 1);
+    R->named = gt_calloc(R->nparams + 1, 1);
     if (!R->named)
         return -1;
     for (unsigned p = 0; p < R->nparams; p++) {

@@ -11,6 +11,7 @@
  * calls which (cubin.c), else for the whole module.  The code read is what
  * the device runs: its SASS when the image holds some, else its PTX. */
 #include "sidefx.h"
+#include "alloc.h"
 #include "devcode.h"
 #include "errmsg.h"
 
@@ -43,7 +44,7 @@ static unsigned effect_of(const char *name)
 static int from_ptx(const struct gt_ptx_module *m, const char *kernel, unsigned *found)
 {
     const struct gt_ptx_func *f = gt_ptx_find(m, kernel);
-    unsigned char *in = calloc(m->nfuncs ? m->nfuncs : 1, 1);
+    unsigned char *in = gt_calloc(m->nfuncs ? m->nfuncs : 1, 1);
     if (!in || (f && gt_ptx_reach(m, (size_t)(f - m->funcs), in) != 0)) {
         free(in);
         return -1;

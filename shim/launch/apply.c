@@ -13,6 +13,7 @@
  * launches, and at exit its verdicts go to the cache file.  Cooperative
  * launches and launches into a capturing stream always run the original. */
 #include "apply.h"
+#include "alloc.h"
 #include "arena.h"
 #include "cachefile.h"
 #include "cachewrite.h"
@@ -36,35 +37,36 @@
 
 static void parse_force(struct gt_run_state *a, const char *v)
 {
-    char *copy = strdup(v), *save = NULL;
+    char *copy = gt_strdup(v), *save = NULL;
     for (char *e = copy ? strtok_r(copy, ";", &save) : NULL; e; e = strtok_r(NULL, ";", &save)) {
         e += strspn(e, " \t");
         size_t glob = strcspn(e, " \t");
         if (!*e)
             continue;
-        struct gt_force *f = realloc(a->force, (size_t)(a->nforce + 1) * sizeof *f);
+        struct gt_force *f = gt_realloc(a->force, (size_t)(a->nforce + 1) * sizeof *f);
         if (!f)
             break;
         a->force = f;
-        f[a->nforce].glob = strndup(e, glob);
-        f[a->nforce].config = strdup(e + glob + strspn(e + glob, " \t"));
+        f[a->nforce].glob = gt_strndup(e, glob);
+        f[a->nforce].config = gt_strdup(e + glob + strspn(e + glob, " \t"));
         a->nforce++;
     }
     free(copy);
 }
 
 /* The loader's messages; `then`, what follows from them, ends the last one,
- * so that one fault (out of memory) costs one message. */
-static void warn_diags(struct gt_diags *d, const char *then)
+ * so that one fault (out of memory) costs one message.  `lost`: the count
+ * of failed allocations before loading. */
+static void warn_diags(struct gt_diags *d, const char *then, unsigned long lost)
 {
     for (size_t i = 0; i < d->n; i++) {
         char msg[1024];
         gt_diag_format(&d->v[i], msg, sizeof msg);
         int last = then && i + 1 == d->n;
-        gt_warn("%s%s%s", msg, last ? "; " : "", last ? then : "");
+        gt_log(gt_log_fault_level(lost), "%s%s%s", msg, last ? "; " : "", last ? then : "");
     }
     if (then && !d->n)
-        gt_warn("%s", then);
+        gt_log(gt_log_fault_level(lost), "%s", then);
     gt_diags_clear(d);
 }
 
@@ -76,20 +78,21 @@ static void load_policy(struct gt_run_state *a)
     if (!have_list && !have_set)
         return;
     struct gt_diags d = {0};
+    unsigned long lost = gt_alloc_failures();
     if (!(a->policy = gt_policy_new())) {
-        gt_warn("out of memory for the policy: neither GPUTUNE_POLICY nor GPUTUNE_SET applies");
+        gt_log(gt_log_nomem_level(), "out of memory for the policy: neither GPUTUNE_POLICY nor GPUTUNE_SET applies");
         return;
     }
     int r = have_list ? gt_policy_load_list(a->policy, list, &d) : 0;
-    warn_diags(&d, NULL);
+    warn_diags(&d, NULL, lost);
     if (r < 0) {
-        gt_warn("GPUTUNE_POLICY: cannot read %s; no policy applies", list);
+        gt_log(gt_log_fault_level(lost), "GPUTUNE_POLICY: cannot read %s; no policy applies", list);
         gt_policy_free(a->policy);
         a->policy = NULL;
         return;
     }
     if (have_set && gt_policy_override(a->policy, set, &d) != 0)
-        warn_diags(&d, "GPUTUNE_SET is not applied");
+        warn_diags(&d, "GPUTUNE_SET is not applied", lost);
 }
 
 /* The cache file of this binary, read once; what cannot be used of it is said. */
@@ -105,15 +108,17 @@ static void load_cache(struct gt_run_state *a)
         a->cache_path[0] = '\0';
         return;
     }
-    if (!(a->cache = calloc(1, sizeof *a->cache))) {
-        gt_warn("%s: out of memory; tuned configurations from it are not used", a->cache_path);
+    if (!(a->cache = gt_calloc(1, sizeof *a->cache))) {
+        gt_log(gt_log_nomem_level(), "%s: out of memory; tuned configurations from it are not used", a->cache_path);
         return;
     }
+    unsigned long lost = gt_alloc_failures();
     enum gt_cache_status st = gt_cache_load(a->cache, a->cache_path, err, sizeof err);
     if (st != GT_CACHE_OK && a->cache->n)
-        gt_warn("%s; its %zu %sentries are used", err, a->cache->n, st == GT_CACHE_DAMAGED ? "other " : "");
+        gt_log(gt_log_fault_level(lost), "%s; its %zu %sentries are used", err, a->cache->n,
+               st == GT_CACHE_DAMAGED ? "other " : "");
     else if (st != GT_CACHE_OK)
-        gt_warn("%s; tuned configurations from it are not used", err);
+        gt_log(gt_log_fault_level(lost), "%s; tuned configurations from it are not used", err);
     if (a->cache->n)
         gt_debug("cache file %s: %zu entries", a->cache_path, a->cache->n);
 }
@@ -167,12 +172,12 @@ static void take_cached(struct gt_run_state *a, struct gt_plan *p)
         long at = gt_plan_add_cached(p, e);
         if (at < 0)
             break;
-        uint32_t *cfg = calloc(p->space->ndims + 1, sizeof *cfg);
+        uint32_t *cfg = gt_calloc(p->space->ndims + 1, sizeof *cfg);
         char err[512];
         struct gt_choice *ch = NULL;
         uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
         if (!cfg)
-            gt_warn("kernel %s: out of memory for cached configuration '%s'", p->shown, e->config);
+            gt_log(gt_log_nomem_level(), "kernel %s: out of memory for cached configuration '%s'", p->shown, e->config);
         else if (gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
             gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
         else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
@@ -215,11 +220,12 @@ static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
     struct gt_plan *p = NULL;
     struct gt_choice *ch;
     char err[512];
+    enum gt_rc rc;
     if (sec && sec->errors)
         gt_warn("kernel %s: its policy section has errors; running the original", name);
-    else if ((config || cached || tunable(a, sec)) && !(p = gt_plan_new(k, name, sec, err, sizeof err)))
-        gt_warn("kernel %s: %s; running the original", name, err);
-    uint32_t *cfg = p && config ? calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
+    else if ((config || cached || tunable(a, sec)) && (rc = gt_plan_new(k, name, sec, &p, err, sizeof err)) != GT_OK)
+        gt_log(gt_log_level_of(rc), "kernel %s: %s; running the original", name, err);
+    uint32_t *cfg = p && config ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
     if (cfg && gt_plan_parse(p, config, cfg, err, sizeof err) != 0) {
         gt_warn("kernel %s: configuration '%s' does not fit its space: %s; running the original", name, config, err);
         gt_plan_free(p);

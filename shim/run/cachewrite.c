@@ -9,6 +9,7 @@
  * every kernel tuned.  A file that must not be written (refused, of a newer
  * format) is said once; the results of the run are not kept. */
 #include "cachewrite.h"
+#include "alloc.h"
 #include "state.h"
 
 #include <pthread.h>
@@ -20,10 +21,11 @@
 static void save_held(const char *path, const char *binary, int wait_ms)
 {
     char err[1024];
+    unsigned long lost = gt_alloc_failures();
     enum gt_cache_status st = gt_cache_save(path, binary, W.held.v, W.held.n, wait_ms, err, sizeof err);
     if (st == GT_CACHE_FAILED) {
         if (!W.failed)
-            gt_warn("%s; the results are kept and written later (at exit at the latest)", err);
+            gt_log(gt_log_fault_level(lost), "%s; the results are kept and written later (at exit at the latest)", err);
         else
             gt_debug("%s; %zu results still held back", err, W.held.n);
         W.failed = 1;
@@ -41,7 +43,7 @@ void gt_cachewrite_save(const char *path, const char *binary, const struct gt_ce
 {
     pthread_mutex_lock(&W.lock);
     if (gt_cache_put(&W.held, add, n) != 0)
-        gt_warn("out of memory: %zu results are not kept", n);
+        gt_log(gt_log_nomem_level(), "out of memory: %zu results are not kept", n);
     else
         save_held(path, binary, W.failed ? 0 : GT_CACHE_LOCK_WAIT_MS);
     pthread_mutex_unlock(&W.lock);

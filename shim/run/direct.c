@@ -15,6 +15,7 @@
  * threads launching the same handle with different preferences at once may
  * each get the other's: a question of speed, never of results. */
 #include "direct.h"
+#include "alloc.h"
 #include "state.h"
 
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static CUresult launch_carveout(const struct gt_call *c, CUfunction f, const str
 {
     CUlaunchAttribute own[8], *attrs = own;
     unsigned n = 0, have = c->config ? c->config->numAttrs : 0;
-    if (have + 1 > sizeof own / sizeof own[0] && !(attrs = malloc((have + 1) * sizeof *attrs)))
+    if (have + 1 > sizeof own / sizeof own[0] && !(attrs = gt_malloc((have + 1) * sizeof *attrs)))
         return CUDA_ERROR_OUT_OF_MEMORY;
     for (unsigned i = 0; i < have; i++)
         if (c->config->attrs[i].id != CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)

@@ -19,6 +19,7 @@
  * only if GAIN faster, and by more than half the spread.  A dropped
  * configuration gives way to the original for good. */
 #include "guard.h"
+#include "alloc.h"
 #include "median.h"
 #include "state.h"
 
@@ -78,7 +79,7 @@ int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot)
     if (g->verdict == GT_GUARD_CHECKING && !g->broken && g->issued < NSLOTS &&
         gt.drv.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && (!g->ctx || g->ctx == ctx)) {
         g->ctx = ctx;
-        if (!g->slots && !(g->slots = calloc(NSLOTS, sizeof *g->slots)))
+        if (!g->slots && !(g->slots = gt_calloc(NSLOTS, sizeof *g->slots)))
             g->broken = 1;
         else if (make_slot(g, g->issued) != 0)
             g->broken = 1;
@@ -100,7 +101,7 @@ void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thre
 
 static int add_time(struct gt_guard *g, int variant, double us)
 {
-    if (!g->us[variant] && !(g->us[variant] = malloc(MAX_EACH * sizeof(double))))
+    if (!g->us[variant] && !(g->us[variant] = gt_malloc(MAX_EACH * sizeof(double))))
         return -1;
     if (g->n[variant] < MAX_EACH)
         g->us[variant][g->n[variant]++] = us;

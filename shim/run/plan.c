@@ -12,8 +12,10 @@
  * original's.  The trial engine (session.c) and the launch path (apply.c)
  * share these pieces. */
 #include "plan.h"
+#include "alloc.h"
 #include "cachefile.h"
 #include "direct.h"
+#include "errmsg.h"
 #include "hash.h"
 #include "imageptx.h"
 #include "elfsym.h"
@@ -48,7 +50,7 @@ static int device_facts(struct gt_plan *p)
 static void resolve_argnames(struct gt_plan *p)
 {
     const struct gt_kernel *k = p->k;
-    if (!p->sec || !p->sec->argnames.n || !(p->argpos = malloc(p->sec->argnames.n * sizeof *p->argpos)))
+    if (!p->sec || !p->sec->argnames.n || !(p->argpos = gt_malloc(p->sec->argnames.n * sizeof *p->argpos)))
         return;
     p->nargpos = p->sec->argnames.n;
     for (size_t i = 0; i < p->nargpos; i++)
@@ -73,18 +75,18 @@ static void resolve_argnames(struct gt_plan *p)
     gt_image_ptx_free(ptx, n);
 }
 
-struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, char *err,
-                            size_t errlen)
+enum gt_rc gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, struct gt_plan **out,
+                       char *err, size_t errlen)
 {
-    struct gt_plan *p = calloc(1, sizeof *p);
+    unsigned long lost = gt_alloc_failures();
+    struct gt_plan *p = gt_calloc(1, sizeof *p);
     struct gt_diags d = {0};
-    const char *why = !p || !(p->shown = strdup(shown)) ? "out of memory"
-                      : device_facts(p) != 0                ? "cannot learn the device"
-                                                            : NULL;
-    if (why) {
-        snprintf(err, errlen, "%s", why);
+    *out = NULL;
+    enum gt_rc rc = !p || !(p->shown = gt_strdup(shown)) ? GT_NO_MEMORY : device_facts(p) != 0 ? GT_FAILED : GT_OK;
+    if (rc != GT_OK) {
+        gt_errf(err, errlen, "%s", rc == GT_NO_MEMORY ? "out of memory" : "cannot learn the device");
         gt_plan_free(p);
-        return NULL;
+        return rc;
     }
     pthread_mutex_init(&p->lock, NULL);
     p->k = k;
@@ -93,18 +95,23 @@ struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct
     p->space = sec ? gt_policy_space(sec, &p->arch, p->jit ? 0 : GT_SPACE_NO_JIT, &d)
                    : gt_space_auto(&p->arch, p->jit, &d);
     if (!p->space) {
-        if (d.n)
+        /* the diagnostics may be what was lost */
+        rc = gt_alloc_failures() != lost ? GT_NO_MEMORY : GT_FAILED;
+        if (rc == GT_NO_MEMORY)
+            gt_errf(err, errlen, "out of memory");
+        else if (d.n)
             gt_diag_format(&d.v[0], err, errlen);
         else
-            snprintf(err, errlen, "no tuning space for it");
+            gt_errf(err, errlen, "no tuning space for it");
         gt_diags_clear(&d);
         gt_plan_free(p);
-        return NULL;
+        return rc;
     }
     gt_diags_clear(&d);
     resolve_argnames(p);
     p->checks_launch = gt_space_launch_constraints(p->space) > 0;
-    return p;
+    *out = p;
+    return GT_OK;
 }
 
 static void free_variants(struct gt_variant *v)
@@ -170,8 +177,8 @@ void gt_plan_knobs(const struct gt_plan *p, const uint32_t *cfg, struct gt_knobs
 struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *signature, const uint32_t *cfg,
                                  const char *why)
 {
-    struct gt_choice *c = calloc(1, sizeof *c);
-    if (!c || !(c->cfg = malloc((p->space->ndims + 1) * sizeof *c->cfg)) ||
+    struct gt_choice *c = gt_calloc(1, sizeof *c);
+    if (!c || !(c->cfg = gt_malloc((p->space->ndims + 1) * sizeof *c->cfg)) ||
         snprintf(c->signature, sizeof c->signature, "%s", signature ? signature : "") >= (int)sizeof c->signature ||
         gt_space_format(p->space, cfg, c->config, sizeof c->config) >= (int)sizeof c->config) {
         if (c)
@@ -213,7 +220,7 @@ int gt_plan_runs(const struct gt_choice *ch)
 /* Keeps a copy of a cache entry the plan's choices may refer to; its index, or -1. */
 long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e)
 {
-    struct gt_centry *v = realloc(p->cached, (p->ncached + 1) * sizeof *v);
+    struct gt_centry *v = gt_realloc(p->cached, (p->ncached + 1) * sizeof *v);
     if (!v)
         return -1;
     p->cached = v;
@@ -226,7 +233,7 @@ void gt_plan_mark_done(struct gt_plan *p, uint64_t sig)
 {
     if (p->ndone == p->capdone) {
         size_t cap = p->capdone ? p->capdone * 2 : 8;
-        uint64_t *v = realloc(p->done, cap * sizeof *v);
+        uint64_t *v = gt_realloc(p->done, cap * sizeof *v);
         if (!v)
             return;
         p->done = v;
@@ -402,7 +409,7 @@ int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3],
     struct gt_knobs knobs;
     gt_space_knobs(p->space, cfg, &knobs);
     char *entry = NULL;
-    if (p->sec && p->sec->entry && (entry = malloc(512)) != NULL &&
+    if (p->sec && p->sec->entry && (entry = gt_malloc(512)) != NULL &&
         gt_policy_entry(p->sec, p->space, cfg, entry, 512) != 0) {
         free(entry);
         entry = NULL;
@@ -492,7 +499,7 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
     while (v && !(v->ctx == ctx && memcmp(v->block, block, sizeof block) == 0))
         v = v->next;
     char err[1024];
-    if (!v && !ch->failed && (v = calloc(1, sizeof *v)) != NULL) {
+    if (!v && !ch->failed && (v = gt_calloc(1, sizeof *v)) != NULL) {
         memcpy(v->block, block, sizeof block);
         if (load_choice(p, ch, hd, g->block, v, err, sizeof err) == 0) {
             v->next = ch->variants;

@@ -69,8 +69,9 @@ struct gt_plan_launch {
     unsigned char ok[GT_PLAN_MAX_ARGS];
 };
 
-struct gt_plan *gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, char *err,
-                            size_t errlen);
+/* A kernel's plan in *out, or a failure with its reason in err. */
+enum gt_rc gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, struct gt_plan **out,
+                       char *err, size_t errlen);
 void gt_plan_free(struct gt_plan *p);
 const struct gt_settings *gt_plan_settings(const struct gt_plan *p);
 int gt_plan_parse(const struct gt_plan *p, const char *text, uint32_t *cfg, char *err, size_t errlen);

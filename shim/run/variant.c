@@ -9,6 +9,7 @@
  * after it copies back those the kernel may write, both on the launch's
  * stream, so the application sees one set of variables whichever module ran. */
 #include "variant.h"
+#include "alloc.h"
 #include "modvars.h"
 #include "state.h"
 
@@ -80,7 +81,7 @@ static int pair_variables(struct gt_variant *v, const unsigned char *code, size_
     if (gt_modvars(code, size, kernel, arch, &vars, &n) != 0)
         return -1;
     CUmodule om = n ? gt_variant_original(orig) : NULL;
-    int rc = n && (!om || !(v->vars = calloc((size_t)n, sizeof *v->vars))) ? -1 : 0;
+    int rc = n && (!om || !(v->vars = gt_calloc((size_t)n, sizeof *v->vars))) ? -1 : 0;
     for (int i = 0; rc == 0 && i < n; i++)
         pair_variable(v, om, vars[i].name, vars[i].writable);
     gt_modvars_free(vars, n);

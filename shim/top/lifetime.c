@@ -3,10 +3,12 @@
  * The constructor reads the environment (gt_init, which a hook may have run
  * already) and registers the fork handlers (forks.c); the destructor says
  * whether another library's dlsym kept the shim from the application's
- * lookups, then tells the user what happened (report.c).  The optional API
+ * lookups, then tells the user what happened (report.c), and that the shim
+ * ran out of memory if nothing said so yet.  The optional API
  * of gputune.h answers from the state. */
 #include "forks.h"
 #include "interpose.h"
+#include "log.h"
 #include "report.h"
 #include "state.h"
 
@@ -22,6 +24,7 @@ __attribute__((destructor)) static void gt_destructor(void)
 {
     gt_interpose_check_bypass();
     gt_report_exit();
+    gt_log_nomem_summary();
 }
 
 GT_EXPORT const char *gputune_version(void)

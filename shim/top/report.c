@@ -5,6 +5,7 @@
  * and whether PTX (needed for most tuning) was there.  At `debug`, a line
  * per kernel with the details tests and bug reports need: handle kinds,
  * entry points, parameter layout, captured and cooperative launches. */
+#include "alloc.h"
 #include "apply.h"
 #include "cachewrite.h"
 #include "demangle.h"
@@ -119,7 +120,7 @@ void gt_report_exit(void)
         return;
     pthread_mutex_lock(&gt.track.reg.lock);
     size_t n = 0, launched = 0;
-    struct gt_kernel **ks = malloc((gt.track.reg.nkernels + 1) * sizeof *ks);
+    struct gt_kernel **ks = gt_malloc((gt.track.reg.nkernels + 1) * sizeof *ks);
     for (struct gt_kernel *k = gt.track.reg.kernels; ks && k; k = k->next, n++)
         ks[n] = k;
     size_t nimages = gt.track.reg.nimages;

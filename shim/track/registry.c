@@ -11,6 +11,7 @@
  * pointed at; images in the application's heap are copied, since the
  * application may free them once loaded. */
 #include "registry.h"
+#include "alloc.h"
 #include "state.h"
 #include "fatbin.h"
 #include "hash.h"
@@ -44,7 +45,7 @@ static unsigned char *read_file(const char *path, size_t *size)
         return NULL;
     unsigned char *buf = NULL;
     long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
+    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = gt_malloc((size_t)n + 1)) != NULL) {
         if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
             free(buf);
             buf = NULL;
@@ -84,7 +85,7 @@ static int capture_bytes(struct gt_image *img, const void *image, const char *pa
         img->bytes = image;
         return 0;
     }
-    unsigned char *copy = malloc(img->size);
+    unsigned char *copy = gt_malloc(img->size);
     if (!copy)
         return -1;
     memcpy(copy, image, img->size);
@@ -127,7 +128,7 @@ static void log_image(const struct gt_image *img)
 /* Records an image the driver has just accepted (or the file it read). */
 struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const char *path)
 {
-    struct gt_image *img = calloc(1, sizeof *img);
+    struct gt_image *img = gt_calloc(1, sizeof *img);
     if (!img)
         return NULL;
     if (capture_bytes(img, image, path) != 0) {
@@ -145,7 +146,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
     }
     if (img->bytes)
         gt_image_describe(img);
-    img->path = path ? strdup(path) : NULL;
+    img->path = path ? gt_strdup(path) : NULL;
 
     pthread_mutex_lock(&gt.track.reg.lock);
     struct gt_image *same = img->bytes ? find_same(img) : NULL;
@@ -168,7 +169,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
 
 void gt_reg_owner(void *h, int is_library, struct gt_image *img, void *parent)
 {
-    struct gt_owner *o = calloc(1, sizeof *o);
+    struct gt_owner *o = gt_calloc(1, sizeof *o);
     if (!o)
         return;
     o->h = h;
@@ -239,8 +240,8 @@ static struct gt_kernel *kernel_for(struct gt_image *img, const char *name)
     for (struct gt_kernel *k = head; k; k = k->same_key)
         if (k->image == img && strcmp(k->name, name) == 0)
             return k;
-    struct gt_kernel *k = calloc(1, sizeof *k);
-    if (!k || !(k->name = strdup(name))) {
+    struct gt_kernel *k = gt_calloc(1, sizeof *k);
+    if (!k || !(k->name = gt_strdup(name))) {
         free(k);
         return NULL;
     }
@@ -267,7 +268,7 @@ struct gt_handle *gt_reg_handle(void *h, enum gt_handle_kind kind, void *owner, 
     struct gt_handle *hd = gt_map_get(&gt.track.reg.handles, (uintptr_t)h);
     struct gt_owner *o = owner ? gt_map_get(&gt.track.reg.owners, (uintptr_t)owner) : NULL;
     struct gt_kernel *k = hd ? NULL : kernel_for(o ? o->image : NULL, name);
-    if (!hd && k && (hd = calloc(1, sizeof *hd)) != NULL) {
+    if (!hd && k && (hd = gt_calloc(1, sizeof *hd)) != NULL) {
         *hd = (struct gt_handle){.h = h, .kind = kind, .kernel = k, .owner = o};
         if (gt_map_put(&gt.track.reg.handles, (uintptr_t)h, hd) != 0) {
             free(hd);
@@ -320,7 +321,7 @@ void gt_reg_learn_params(struct gt_handle *hd)
             if (r != CUDA_SUCCESS)
                 break;
             if (n == cap) {
-                struct gt_param *q = realloc(p, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *p);
+                struct gt_param *q = gt_realloc(p, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *p);
                 if (!q)
                     break;
                 p = q;
@@ -348,7 +349,7 @@ static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t
     if (i == k->ngeoms) {
         if (k->ngeoms == k->capgeoms) {
             size_t cap = k->capgeoms ? k->capgeoms * 2 : 4;
-            struct gt_geom *q = realloc(k->geoms, cap * sizeof *q);
+            struct gt_geom *q = gt_realloc(k->geoms, cap * sizeof *q);
             if (q) {
                 k->geoms = q;
                 k->capgeoms = cap;

@@ -8,6 +8,7 @@
  * links the module to its source.  Programs outlive nvrtcDestroyProgram for
  * that reason. */
 #include "rtcprog.h"
+#include "alloc.h"
 #include "hash.h"
 #include "state.h"
 
@@ -25,9 +26,9 @@ static char **copy_strings(int n, const char *const *v)
 {
     if (n <= 0 || !v)
         return NULL;
-    char **c = calloc((size_t)n, sizeof *c);
+    char **c = gt_calloc((size_t)n, sizeof *c);
     for (int i = 0; c && i < n; i++)
-        c[i] = v[i] ? strdup(v[i]) : NULL;
+        c[i] = v[i] ? gt_strdup(v[i]) : NULL;
     return c;
 }
 
@@ -52,11 +53,11 @@ void gt_rtcprog_create(const void *prog, const char *src, const char *name, int 
                        const char *const *headers, const char *const *include_names)
 {
     struct gt_rtcprogs *nv = &gt.track.rtc;
-    struct gt_nvrtc_program *p = calloc(1, sizeof *p);
+    struct gt_nvrtc_program *p = gt_calloc(1, sizeof *p);
     if (!p)
         return;
-    p->name = strdup(name ? name : "default_program");
-    p->source = strdup(src ? src : "");
+    p->name = gt_strdup(name ? name : "default_program");
+    p->source = gt_strdup(src ? src : "");
     p->nheaders = nheaders > 0 ? nheaders : 0;
     p->headers = copy_strings(nheaders, headers);
     p->include_names = copy_strings(nheaders, include_names);
@@ -82,11 +83,11 @@ void gt_rtcprog_options(const void *prog, int noptions, const char *const *optio
 void gt_rtcprog_name(const void *prog, const char *name)
 {
     struct gt_nvrtc_program *p = program_of(prog);
-    char **names = p ? realloc(p->names, (size_t)(p->nnames + 1) * sizeof *names) : NULL;
+    char **names = p ? gt_realloc(p->names, (size_t)(p->nnames + 1) * sizeof *names) : NULL;
     if (!names)
         return;
     p->names = names;
-    if ((names[p->nnames] = strdup(name)) != NULL)
+    if ((names[p->nnames] = gt_strdup(name)) != NULL)
         p->nnames++;
 }
 
@@ -96,7 +97,7 @@ void gt_rtcprog_output(const void *prog, const char *bytes, enum gt_format forma
     struct gt_rtcprogs *nv = &gt.track.rtc;
     const struct gt_nvrtc_program *p = program_of(prog);
     size_t size = p ? gt_image_size(bytes, format) : 0;
-    struct gt_rtcprog_output *o = size ? malloc(sizeof *o) : NULL;
+    struct gt_rtcprog_output *o = size ? gt_malloc(sizeof *o) : NULL;
     if (!o)
         return;
     *o = (struct gt_rtcprog_output){gt_hash64(bytes, size), size, p, NULL};

@@ -2,6 +2,7 @@
  * into each context at its first use and kept for the life of the process:
  * the comparisons of trial outputs and the watchdog's arming. */
 #include "devk.h"
+#include "alloc.h"
 #include "state.h"
 
 #include <pthread.h>
@@ -20,7 +21,7 @@ static const char *const names[GT_DEVK_N] = {
 
 static struct gt_devk *load(CUcontext ctx, char *err, size_t errlen)
 {
-    struct gt_devk *d = calloc(1, sizeof *d);
+    struct gt_devk *d = gt_calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, errlen, "out of memory");
         return NULL;

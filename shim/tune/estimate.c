@@ -9,6 +9,7 @@
  * counts stand in for machine instructions, as in the method's original
  * form: ptxas's unrolling and scheduling are not seen. */
 #include "estimate.h"
+#include "alloc.h"
 #include "ptxcost.h"
 #include "state.h"
 
@@ -49,7 +50,7 @@ int gt_estimate(CUfunction fn, const struct gt_geom *g, const struct gt_jit_job 
         snprintf(why, len, "its PTX is not at hand");
         return -1;
     }
-    const void **args = malloc(MAX_PARAMS * sizeof *args);
+    const void **args = gt_malloc(MAX_PARAMS * sizeof *args);
     struct gt_ptxcost_launch l = {.args = args, .max_steps = MAX_STEPS};
     struct gt_ptxcost cost;
     int rc = -1;

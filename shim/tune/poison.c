@@ -29,6 +29,7 @@
  * The cost: one comparison pass over the buffers, and where it finds
  * nothing changed, one more run of the original. */
 #include "poison.h"
+#include "alloc.h"
 #include "imageptx.h"
 #include "ptxreads.h"
 #include "state.h"
@@ -89,7 +90,7 @@ static int poison(const struct gt_poison_run *run, char *why, size_t len)
         snprintf(why, len, "its parameters are unknown");
         return 0;
     }
-    unsigned char *reads = calloc((size_t)np + 1, 1), *by = calloc((size_t)snap->n + 1, 1);
+    unsigned char *reads = gt_calloc((size_t)np + 1, 1), *by = gt_calloc((size_t)snap->n + 1, 1);
     if (!reads || !by)
         snprintf(why, len, "out of memory");
     else if ((known = param_reads(run, (unsigned)np, reads, why, len)) == 0 &&
@@ -149,7 +150,7 @@ static int poisoned_reference(const struct gt_poison_run *run, char *why, size_t
 static int launch_knobs(const struct gt_plan *p)
 {
     const struct gt_space *sp = p->space;
-    uint32_t *cfg = calloc(sp->ndims + 1, sizeof *cfg);
+    uint32_t *cfg = gt_calloc(sp->ndims + 1, sizeof *cfg);
     int found = 0;
     for (size_t d = 0; cfg && d < sp->ndims && !found; d++) {
         for (size_t v = 0; v < sp->dims[d].n && !found; v++) {

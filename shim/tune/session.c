@@ -33,6 +33,7 @@
  * ends it with one log line, the buffers restored, and the application's
  * launch run as built. */
 #include "session.h"
+#include "alloc.h"
 #include "cachefile.h"
 #include "cachewrite.h"
 #include "devk.h"
@@ -180,7 +181,7 @@ static void add_pointed(struct gt_session *s, uint64_t v)
     struct gt_mem_range range;
     if (gt_mem_find(&gt.track.mem, v, &range) != 0 || range.size > ((size_t)1 << 20))
         return;
-    uint64_t *words = malloc(range.size);
+    uint64_t *words = gt_malloc(range.size);
     if (words && gt.drv.cuMemcpyDtoH_v2(words, range.base, range.size) == CUDA_SUCCESS)
         for (size_t i = 0; i < range.size / 8; i++)
             add_pointer(s, words[i], 1);
@@ -379,7 +380,7 @@ static void keep_best(struct gt_session *s, struct gt_candidate *c, double us)
     free(b->cfg);
     gt_jit_job_clear(&b->built);
     size_t n = s->p->space->ndims;
-    b->cfg = malloc((n + 1) * sizeof *b->cfg);
+    b->cfg = gt_malloc((n + 1) * sizeof *b->cfg);
     if (b->cfg)
         memcpy(b->cfg, c->cfg, n * sizeof *b->cfg);
     b->us = us;
@@ -511,11 +512,11 @@ static void search(struct gt_session *s, long budget, double deadline)
         for (; nb < BATCH && s->trials + ntrials < budget; nb++) {
             struct gt_candidate *c = &batch[nb];
             memset(c, 0, sizeof *c);
-            int got = (c->cfg = calloc(n + 1, sizeof *c->cfg)) ? gt_strategy_next(s->strategy, c->cfg) : 0;
+            int got = (c->cfg = gt_calloc(n + 1, sizeof *c->cfg)) ? gt_strategy_next(s->strategy, c->cfg) : 0;
             if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
                 if (!c->cfg)
-                    gt_warn("kernel %s: out of memory for a candidate; the search ends after %ld trials", s->p->shown,
-                            s->trials);
+                    gt_log(gt_log_nomem_level(), "kernel %s: out of memory for a candidate; the search ends after %ld "
+                           "trials", s->p->shown, s->trials);
                 free(c->cfg);
                 /* it waits for this batch's results; with none to wait for, it is done */
                 more = got == GT_NEXT_WAIT && nb > 0;
@@ -649,11 +650,11 @@ static double trial_seconds(const struct gt_session *s)
 static void remember(struct gt_session *s, const char *signature, const char *config, double base_us, double best_us,
                      double seconds)
 {
-    struct gt_session_result *r = calloc(1, sizeof *r);
+    struct gt_session_result *r = gt_calloc(1, sizeof *r);
     if (!r)
         return;
-    *r = (struct gt_session_result){.kernel = strdup(s->p->shown), .signature = strdup(signature),
-                         .config = strdup(config), .strategy = strdup(gt_strategy_name(s->strategy)),
+    *r = (struct gt_session_result){.kernel = gt_strdup(s->p->shown), .signature = gt_strdup(signature),
+                         .config = gt_strdup(config), .strategy = gt_strdup(gt_strategy_name(s->strategy)),
                          .baseline_us = base_us, .best_us = best_us,
                          .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
                          .aborted = s->aborted,
@@ -784,9 +785,12 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     char why[1024] = "";
     double t0 = now(), baseline = -1;
     double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
+    unsigned long lost = gt_alloc_failures();
     begin_exclusive();
     gt.run.jit.answer_ms = (int)(seconds * 1000); /* a compiler worker gets no longer than the session */
-    enum gt_rc prepared = prepare(&s, why, sizeof why);
+    enum gt_rc prepared = lost ? GT_NO_MEMORY : prepare(&s, why, sizeof why);
+    if (lost)
+        snprintf(why, sizeof why, "the shim ran out of memory earlier, and tunes nothing after that");
     double t1 = now();
     if (prepared == GT_OK && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
@@ -806,19 +810,24 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         winner = remeasure(&s, &baseline);
     }
     restore_app(&s);
+    uint32_t *dflt = ok ? gt_calloc(p->space->ndims + 1, sizeof *dflt) : NULL;
+    if (gt_alloc_failures() != lost) { /* what the session found, or its end, may be what was lost */
+        prepared = GT_NO_MEMORY;
+        snprintf(why, sizeof why, "out of memory while tuning; nothing of it is kept, and nothing more is tuned");
+        ok = 0;
+    }
     struct gt_choice *ch = NULL;
     char config[GT_SPACE_TEXT_MAX] = "";
     if (!ok) {
         gt_log(gt_log_level_of(prepared), "kernel %s: launch %s not tuned: %s", p->shown, signature, why);
     } else {
         uint32_t *cfg = winner >= 0 ? s.best[winner].cfg : NULL;
-        uint32_t *dflt = calloc(p->space->ndims + 1, sizeof *dflt);
-        if (!cfg && dflt) {
+        if (!cfg) {
             gt_space_default(p->space, dflt);
             cfg = dflt;
         }
         /* checked to fit when the space was built (policy/build.c); never kept cut short */
-        int fits = !cfg || gt_space_format(p->space, cfg, config, sizeof config) < (int)sizeof config;
+        int fits = gt_space_format(p->space, cfg, config, sizeof config) < (int)sizeof config;
         if (winner >= 0 && s.best[winner].built.ok)
             gt_key_text(s.best[winner].built.key, s.key);
         double best = winner >= 0 ? s.best[winner].us : baseline;
@@ -850,8 +859,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
             }
             pthread_mutex_unlock(&p->lock);
         }
-        free(dflt);
     }
+    free(dflt);
     session_free(&s);
     end_exclusive();
     return ch ? gt_plan_run(p, ch, hd, c, r) : 0;

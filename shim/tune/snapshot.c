@@ -14,6 +14,7 @@
  * them filled with GT_SNAP_POISON while their saved state stays as it was,
  * for the application. */
 #include "snapshot.h"
+#include "alloc.h"
 #include "devk.h"
 #include "state.h"
 
@@ -44,7 +45,7 @@ int gt_snapshot_add(struct gt_snapshot *s, CUdeviceptr base, size_t size, int in
     }
     if (s->n == s->cap) {
         int cap = s->cap ? s->cap * 2 : 8;
-        struct gt_buffer *v = realloc(s->v, (size_t)cap * sizeof *v);
+        struct gt_buffer *v = gt_realloc(s->v, (size_t)cap * sizeof *v);
         if (!v)
             return -1;
         s->v = v;

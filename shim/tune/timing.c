@@ -9,6 +9,7 @@
  * so once.  CUPTI is opened on the first session (libcupti.so.13, by soname
  * or in the toolkit), enabled only while a session runs, and let go after. */
 #include "timing.h"
+#include "alloc.h"
 #include "elfsym.h"
 #include "median.h"
 #include "state.h"
@@ -35,7 +36,7 @@ static struct {
 
 static void CUPTIAPI requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *buffer = aligned_alloc(8, BUFFER_SIZE);
+    *buffer = gt_aligned_alloc(8, BUFFER_SIZE);
     *size = *buffer ? BUFFER_SIZE : 0;
     *max_records = 0;
 }
@@ -53,7 +54,7 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, 
             continue;
         if (gt.tune.records.n == gt.tune.records.cap) {
             int cap = gt.tune.records.cap ? gt.tune.records.cap * 2 : 64;
-            double *v = realloc(gt.tune.records.us, (size_t)cap * sizeof *v);
+            double *v = gt_realloc(gt.tune.records.us, (size_t)cap * sizeof *v);
             if (!v)
                 break;
             gt.tune.records.us = v;

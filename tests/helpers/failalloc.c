@@ -6,14 +6,17 @@
  * other libraries' allocations never fail, so every injected failure is the
  * shim's.  FAILALLOC_AFTER=N fails the N-th counted call (from 1, every
  * thread) and that one only.  FAILALLOC_COUNT=FILE writes at exit how many
- * calls were counted and where the failed one was called from, as an offset
- * in libgputune.so for addr2line ("-" when none failed).
+ * calls were counted and where the failed one was called from: the first
+ * frames of its stack inside libgputune.so, as offsets for addr2line joined
+ * by commas ("-" when none failed; the shim allocates through one module,
+ * so its callers are the frames that tell).
  *
  * The real functions are found with dlsym(RTLD_NEXT) (a sanitizer's runtime
  * preloaded after this library still serves every allocation); dlsym may
  * allocate while they are being found, and gets a static arena meanwhile. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
@@ -45,8 +48,11 @@ static _Thread_local int busy;
 static uintptr_t shim_lo, shim_hi, shim_base;
 static atomic_int shim_state; /* 0 not looked for, 1 looking, 2 done */
 
+#define FRAMES 4 /* of the shim's, kept from the failed call's stack */
+
 static atomic_long counted;
-static atomic_long failed_at = -1;
+static atomic_int failed;
+static char failed_at[FRAMES * 20];
 static atomic_int late; /* the destructor has run: every later count is written at once */
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -120,10 +126,8 @@ static void write_count(void)
         return;
     busy++;
     pthread_mutex_lock(&write_lock);
-    char line[64];
-    long at = atomic_load(&failed_at);
-    int n = at < 0 ? snprintf(line, sizeof line, "%ld -\n", atomic_load(&counted))
-                   : snprintf(line, sizeof line, "%ld 0x%lx\n", atomic_load(&counted), at);
+    char line[64 + sizeof failed_at];
+    int n = snprintf(line, sizeof line, "%ld %s\n", atomic_load(&counted), atomic_load(&failed) ? failed_at : "-");
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {
         if (write(fd, line, (size_t)n) != n)
@@ -132,6 +136,24 @@ static void write_count(void)
     }
     pthread_mutex_unlock(&write_lock);
     busy--;
+}
+
+/* The shim's frames of the calling stack, into failed_at. */
+static void note_stack(void)
+{
+    void *pc[32];
+    busy++;
+    int n = backtrace(pc, 32), kept = 0;
+    busy--;
+    size_t len = 0;
+    for (int i = 0; i < n && kept < FRAMES; i++) {
+        uintptr_t a = (uintptr_t)pc[i];
+        if (a < shim_lo || a >= shim_hi)
+            continue;
+        len += (size_t)snprintf(failed_at + len, sizeof failed_at - len, "%s0x%lx", kept++ ? "," : "",
+                                (unsigned long)(a - 1 - shim_base)); /* the call, not the return */
+    }
+    atomic_store(&failed, 1);
 }
 
 /* Counts a call made from `caller`; true when it must fail. */
@@ -145,7 +167,7 @@ static int fails(const void *caller)
     const char *after = getenv("FAILALLOC_AFTER");
     int fail = after && atol(after) == n;
     if (fail) {
-        atomic_store(&failed_at, (long)((uintptr_t)caller - shim_base));
+        note_stack();
         errno = ENOMEM; /* as malloc sets it */
     }
     if (atomic_load(&late))
