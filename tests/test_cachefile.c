@@ -2,6 +2,7 @@
  * by key and by nearest signature, damaged entries dropped one by one,
  * newer formats left alone, files and directories planted or other users',
  * errors of the moment and a lock held too long, stale temporaries swept,
+ * paths too long for the names written beside them,
  * and eight processes writing at once. */
 #include "cachedir.h"
 #include "cachefile.h"
@@ -10,6 +11,7 @@
 #include "gputune.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +257,18 @@ static void unreadable(const char *path)
     unlink(path);
 }
 
+/* A path whose FILE.lock or FILE.XXXXXX would not fit is refused whole,
+ * never written under a name cut short. */
+static void too_long(const char *dir, const struct gt_centry *add)
+{
+    char path[PATH_MAX + 16];
+    int n = snprintf(path, sizeof path, "%s/", dir);
+    memset(path + n, 'a', sizeof path - (size_t)n - 1);
+    path[PATH_MAX] = '\0';
+    ok(save(path, add, 1) == GT_CACHE_REFUSED && strstr(err, "path too long (4096 bytes)"),
+       "a cache file path of PATH_MAX bytes is refused: %.50s", err);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/gputune-cache-XXXXXX", path[512], cmd[600], other[600];
@@ -288,6 +302,8 @@ int main(void)
 
     struct gt_cachefile c;
     ok(gt_cache_load(&c, path, err, sizeof err) == 0 && c.n == 0, "a missing file is an empty cache");
+    struct gt_centry one = entry("k", sig, "cache=l1");
+    too_long(dir, &one);
     const char *longname = "_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_23direct_copy_kernel_cuda"
                            "ERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE2_clEvEUlfE_St5arrayIPcLm2EEEEviT0_T1_"
                            "and_so_on_for_a_long_time_because_real_kernel_names_are_long_0123456789";

@@ -447,10 +447,15 @@ static enum gt_cache_status open_status(int r)
     return r == GT_CACHEDIR_FAILED ? GT_CACHE_FAILED : GT_CACHE_REFUSED;
 }
 
-/* The directory of `path` is the user's alone: OK or REFUSED with err. */
+/* The directory of `path` is the user's alone, and the names written
+ * beside it (FILE.lock, FILE.XXXXXX, FILE.bad) fit their buffers: OK or
+ * REFUSED with err. */
 static enum gt_cache_status check_dir(const char *path, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
+    if (strlen(path) >= PATH_MAX)
+        return status(GT_CACHE_REFUSED, err, errlen, "cache file path too long (%zu bytes): %.64s...", strlen(path),
+                      path);
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
     return gt_dir_check_private(dir, err, errlen) == 0 ? GT_CACHE_OK : GT_CACHE_REFUSED;

@@ -177,12 +177,12 @@ static void describe(const struct gt_poison_run *run, int n)
              run->p->shown, run->signature, REPEATED, n, n == 1 ? "" : "s", bytes / 1048576.0, GT_SNAP_POISON);
 }
 
-int gt_poison_reference(const struct gt_poison_run *run, char *why, size_t len)
+enum gt_poison_verdict gt_poison_reference(const struct gt_poison_run *run, char *why, size_t len)
 {
     struct gt_diff d;
     char cause[512] = "";
     if (gt_snapshot_changed(run->snap, run->compare, run->abs_tol, run->rel_tol, run->stream, &d, why, len) != 0)
-        return -1;
+        return GT_POISON_FAILED;
     if (d.buffer >= 0)
         return GT_POISON_CHECKED;
     int n = poison(run, cause, sizeof cause);
@@ -190,7 +190,7 @@ int gt_poison_reference(const struct gt_poison_run *run, char *why, size_t len)
     if (rc < 0) {
         lift(run->snap);
         snprintf(why, len, "%s", cause);
-        return -1;
+        return GT_POISON_FAILED;
     }
     if (rc > 0) {
         describe(run, n);

@@ -23,10 +23,9 @@ struct gt_poison_run {
 
 /* The outcome: candidates can be checked; only configurations that do not
  * rebuild the kernel may be tried (said at info); the launch is not worth
- * tuning (why says so). */
-enum { GT_POISON_CHECKED, GT_POISON_LAUNCH_ONLY, GT_POISON_UNTUNED };
+ * tuning (why says so); running or comparing failed (why says so). */
+enum gt_poison_verdict { GT_POISON_CHECKED, GT_POISON_LAUNCH_ONLY, GT_POISON_UNTUNED, GT_POISON_FAILED };
 
-/* GT_POISON_*, or -1 with why when running or comparing failed. */
-int gt_poison_reference(const struct gt_poison_run *run, char *why, size_t len);
+enum gt_poison_verdict gt_poison_reference(const struct gt_poison_run *run, char *why, size_t len);
 
 #endif

@@ -237,9 +237,9 @@ static enum gt_rc check_repeat(struct gt_session *s, char *why, size_t len)
                                 .snap = &s->snap, .stream = s->stream, .before = gt_trial_restore,
                                 .launch = gt_trial_launch, .arg = s, .compare = s->compare,
                                 .abs_tol = s->abs_tol, .rel_tol = s->rel_tol};
-    int rc = gt_poison_reference(&run, why, len);
-    s->launch_only = rc == GT_POISON_LAUNCH_ONLY;
-    return rc < 0 ? GT_FAILED : rc == GT_POISON_UNTUNED ? GT_UNAVAILABLE : GT_OK;
+    enum gt_poison_verdict v = gt_poison_reference(&run, why, len);
+    s->launch_only = v == GT_POISON_LAUNCH_ONLY;
+    return v == GT_POISON_FAILED ? GT_FAILED : v == GT_POISON_UNTUNED ? GT_UNAVAILABLE : GT_OK;
 }
 
 /* Runs the original from the saved state and keeps its output: GT_OK, or a
