@@ -7,13 +7,12 @@
  * dimensions are the section's, in the same order, so expressions compiled
  * against the section index the space directly. */
 #include "keys.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define MAX_AUTO 64
 

@@ -10,11 +10,10 @@
  * run of a permutation of the samples, split in place, and nodes are grown
  * in creation order, so no recursion is needed. */
 #include "cart.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 struct fit {
     const uint32_t *x;

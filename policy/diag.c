@@ -5,13 +5,12 @@
  * go.  Values continued over several lines are parsed as one text, so a
  * source map turns an offset in that text back into a file position. */
 #include "diag.h"
+#include "alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 void gt_diags_add(struct gt_diags *d, struct gt_loc loc, const char *fmt, ...)
 {

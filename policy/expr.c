@@ -7,14 +7,13 @@
  * instruction keeps the offset of the text it came from, so that an error
  * found while evaluating points at the operator or name that failed. */
 #include "expr.h"
+#include "alloc.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define MAX_NEST 100  /* parser recursion; bounds the stack depth too */
 #define MAX_STACK 256

@@ -15,6 +15,7 @@
  * which can hold long demangled names, are parsed here and replaced by
  * short tokens ("[3]") before inih sees them. */
 #include "keys.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -23,8 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define MAX_FILE (16u << 20)
 

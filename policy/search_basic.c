@@ -4,10 +4,9 @@
  *   random      valid configurations drawn uniformly without repetition
  *               (seeded: GPUTUNE_SEED mixed with the kernel and signature) */
 #include "strategies.h"
+#include "alloc.h"
 
 #include <stdlib.h>
-
-#include "alloc.h"
 
 struct walk {
     uint64_t at;

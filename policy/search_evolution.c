@@ -24,12 +24,11 @@
  * what the first population and the generations that end a search cost at
  * the least, is tried whole instead. */
 #include "strategies.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define TRIAL_DRAWS 8
 

@@ -49,12 +49,11 @@
  *              configuration (also its start while the original's time is
  *              unknown).  It ends when the space is exhausted. */
 #include "strategies.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define FROZEN 0.01    /* T / T0 at which annealing is frozen */
 

@@ -26,13 +26,12 @@
  * bandwidth-bound variants beforehand, which needs a roofline the shim does
  * not have): on memory-bound kernels the fronts only order the trials. */
 #include "strategies.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define DEFAULT_SAMPLE 256
 

@@ -42,13 +42,12 @@
  * against a faster group's best would leave it unpredicted.  The top is
  * cut against the best so far. */
 #include "strategies.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define NEAREST_LIMIT 4096         /* independent combinations tried to replace an invalid base */
 #define SHUFFLE_LIMIT (1u << 20)   /* shared combinations shuffled in memory at most */

@@ -8,6 +8,7 @@
  * knobs (launch-time and JIT settings that never change results), their
  * spelling in text, and the automatic space built from them. */
 #include "space.h"
+#include "alloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define MAX_SPACE (UINT64_C(1) << 62)
 

@@ -17,13 +17,12 @@
  * gives every strategy its services; each strategy is in its own file
  * (search_*.c).  `auto` picks one from the space and the budget. */
 #include "strategies.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define LIST_LIMIT (1u << 20)   /* valid configurations enumerated up front at most */
 

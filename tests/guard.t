@@ -4,7 +4,8 @@
 # run mode checks each applied configuration against the original on the
 # application's own launches, keeps one that is faster there, drops one
 # that is not (said once, the original from then on), records either
-# verdict in the cache file, and a later run leaves a dropped one alone.
+# verdict in the cache file, and a later run leaves both alone; a kernel
+# launched once per run is judged over several runs.
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -33,16 +34,22 @@ is "$(grep -c "kernel saxpy.* tuned in .*: cache=l1 200.00 us against 250.00 us"
 check "  its first launches after the session are checked on the application's launches" \
     grep -q "runs 'cache=l1' from tuned now .*; checking it on the application's launches" "$TMP/tune.log"
 
-out=$(FAKECUDA_L1_APP_MS=0.2 minirt run kept)
-is "$out" "minirt: done" "run mode, the configuration faster in the application too: it runs"
 is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's own launches (4 and 4 timed); kept" \
-    "$TMP/kept.log")" 3 \
-    "  each signature's configuration is kept, said once, as soon as all times of each are 10% apart"
+    "$TMP/tune.log")" 3 \
+    "  faster in the application too: each signature's configuration is kept, said once, as soon as all times of each are 10% apart"
 check "  the exit line states the effect" \
     grep -q "in the application: of 3 applied configurations checked on its own launches, 3 measured faster and kept (1.2[0-9]x over" \
-    "$TMP/kept.log"
+    "$TMP/tune.log"
 is "$(verdicts)" "3 guard = kept 1.250" "  the cache file records the verdicts"
 
+out=$(FAKECUDA_L1_APP_MS=0.3 minirt run kept)
+is "$out" "minirt: done" "run mode after that"
+is "$(detail_of "$TMP/kept.log" "saxpy" applied)" 120 "  runs the kept configuration at every launch, unchecked"
+check "  and says why" grep -q "in the application: 3 applied configurations run as kept by an earlier run's check" \
+    "$TMP/kept.log"
+
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off minirt tune tune1 >/dev/null
 out=$(FAKECUDA_L1_APP_MS=0.3 minirt run dropped)
 is "$out" "minirt: done" "run mode, the configuration slower in the application: it runs"
 is "$(grep -c "'cache=l1' is not faster than the original on the application's own launches (0.83x, 4 and 4 timed); the original runs from now on" \
@@ -70,5 +77,28 @@ out=$(FAKECUDA_L1_APP_MS=0.24 minirt run near)
 is "$out" "minirt: done" "a configuration 4% faster on the application's launches"
 is "$(grep -c "'cache=l1' is 1.04x as fast as the original on the application's own launches (8 and 8 timed); kept" \
     "$TMP/near.log")" 3 "  is kept only after the full count of each"
+
+# copy runs once per run: the first run only warms up, and each later one
+# times one launch, alternating as within a run, until 4 of each decide.
+cat >"$GPUTUNE_POLICY" <<'INI'
+[kernel "copy*"]
+cache = default, l1
+INI
+rm -rf "$TMP/cache"
+copies() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" --copy
+}
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off copies tune copy0 >/dev/null
+times=""
+for i in 1 2 3 4 5 6 7 8 9; do
+    FAKECUDA_L1_APP_MS=0.2 copies run "copy$i" >/dev/null
+    times="$times|$(grep -h '^guard' "$TMP"/cache/minirt-*.ini)"
+done
+is "$times" "|guard_times = /|guard_times = 250.000 /|guard_times = 250.000 / 200.000|guard_times = 250.000 / 200.000 200.000|guard_times = 250.000 250.000 / 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000 200.000 200.000|guard = kept 1.250" \
+    "a kernel launched once per run: its times carried from run to run in the cache file, ABBA, to a verdict"
+check "  each run before it says so" grep -q "1 not judged yet (too few launches; 1 carry their times to the next run)" \
+    "$TMP/copy8.log"
+check "  the ninth run decides" grep -q "'cache=l1' is 1.25x as fast as the original on the application's own launches (4 and 4 timed); kept" \
+    "$TMP/copy9.log"
 
 done_testing

@@ -345,6 +345,27 @@ int main(void)
         ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && strstr(err, "line 5: bad guard"),
            "guard = %s: %s", bad_guards[i], err);
     }
+    struct gt_centry pending = add[2];
+    pending.guard_times = "250.000 251.500 / 200.000";
+    unlink(path);
+    ok(save(path, &pending, 1) == 0, "the guard's times of an unjudged configuration saved");
+    gt_cache_load(&c, path, err, sizeof err);
+    ok(c.n == 1 && c.v[0].guard == GT_CENTRY_UNCHECKED && c.v[0].guard_times &&
+           !strcmp(c.v[0].guard_times, pending.guard_times),
+       "and read back: %s", c.n ? c.v[0].guard_times : "-");
+    gt_cache_clear(&c);
+    char many[1200] = "/";
+    for (int i = 0; i <= GT_CENTRY_GUARD_TIMES; i++)
+        strcat(many, " 1.5");
+    const char *const bad_times[] = {"1 2", "1 / 2 / 3", "-1 / 2", "0 / 2", "inf / 1", "nan /", "x / 1", "1e / 2",
+                                     many};
+    for (size_t i = 0; i < sizeof bad_times / sizeof *bad_times; i++) {
+        char text[1400];
+        snprintf(text, sizeof text, "[gputune]\nformat = 1\n[entry x]\nkernel = k\nguard_times = %s\n", bad_times[i]);
+        write_text(path, text);
+        ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && strstr(err, "line 5: bad guard_times"),
+           "guard_times = %.20s: %s", bad_times[i], err);
+    }
     unlink(path);
     ok(save(path, add, 3) == 0, "the three entries again");
 

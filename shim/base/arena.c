@@ -5,12 +5,11 @@
  * a few large blocks makes parsing cheaper and freeing a parse one call,
  * whichever error path it left by. */
 #include "arena.h"
+#include "alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 #define BLOCK_SIZE ((size_t)64 << 10)
 #define ALIGN 16

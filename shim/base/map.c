@@ -9,10 +9,9 @@
  * is kept until the map is destroyed because a reader may still be in it.
  * Keys 0 and UINTPTR_MAX are reserved (CUDA handles are never either). */
 #include "map.h"
+#include "alloc.h"
 
 #include <stdlib.h>
-
-#include "alloc.h"
 
 #define EMPTY ((uintptr_t)0)
 #define TOMB UINTPTR_MAX

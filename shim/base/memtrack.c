@@ -9,11 +9,10 @@
  * overlaps old ones replaces them: the old ones were freed by a path the
  * shim does not see. */
 #include "memtrack.h"
+#include "alloc.h"
 
 #include <search.h>
 #include <stdlib.h>
-
-#include "alloc.h"
 
 static const char *const kind_names[GT_MEM_NKINDS] = {
     "device", "pitch", "async", "pool", "managed", "host", "registered", "mapped",

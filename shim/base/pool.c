@@ -8,12 +8,11 @@
  * when the thread is.  GPUTUNE_JOBS sets how many threads a pool gets; without
  * it, the processors this process may use. */
 #include "pool.h"
+#include "alloc.h"
 
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#include "alloc.h"
 
 int gt_pool_jobs(int jobs)
 {

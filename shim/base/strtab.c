@@ -3,11 +3,10 @@
  * tables).  Slots of older generations count as empty, so a per-function
  * table is cleared by bumping the generation instead of wiping it. */
 #include "strtab.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "alloc.h"
 
 uint32_t gt_strtab_hash(const char *s, size_t n)
 {

@@ -23,13 +23,13 @@
  * I/O error, the lock held too long) leaves the file as it is: the caller
  * keeps its entries and tries again later. */
 #include "cachefile.h"
+#include "alloc.h"
 #include "arena.h"
 #include "cachedir.h"
 #include "errmsg.h"
 #include "hash.h"
 #include "store.h"
 
-#include "alloc.h"
 #include "gputune.h"
 
 #include <errno.h>
@@ -118,6 +118,7 @@ void gt_centry_clear(struct gt_centry *e)
     free(e->cubin);
     free(e->strategy);
     free(e->tuned);
+    free(e->guard_times);
     memset(e, 0, sizeof *e);
 }
 
@@ -136,8 +137,9 @@ int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src)
     dst->cubin = dup_or_empty(src->cubin);
     dst->strategy = dup_or_empty(src->strategy);
     dst->tuned = dup_or_empty(src->tuned);
+    dst->guard_times = src->guard_times ? gt_strdup(src->guard_times) : NULL;
     if (!dst->kernel || !dst->device || !dst->signature || !dst->config || !dst->cubin || !dst->strategy ||
-        !dst->tuned) {
+        !dst->tuned || (src->guard_times && !dst->guard_times)) {
         gt_centry_clear(dst);
         return -1;
     }
@@ -258,6 +260,30 @@ static int parse_guard(struct gt_centry *e, const char *val)
     return -1;
 }
 
+/* `12.500 12.700 / 11.900`: positive times, at most GT_CENTRY_GUARD_TIMES
+ * on each side of the one slash. */
+static int valid_times(const char *s)
+{
+    int side = 0, n = 0;
+    while (*s) {
+        char *end = NULL;
+        double v = *s == ' ' || *s == '/' ? 0 : strtod(s, &end);
+        if (*s == ' ') {
+            s++;
+        } else if (*s == '/') {
+            if (side++)
+                return 0;
+            n = 0;
+            s++;
+        } else if (end != s && (*end == ' ' || !*end) && isfinite(v) && v > 0 && ++n <= GT_CENTRY_GUARD_TIMES) {
+            s = end;
+        } else {
+            return 0;
+        }
+    }
+    return side == 1;
+}
+
 enum field { FIELD_SET, FIELD_BAD, FIELD_UNKNOWN, FIELD_NOMEM };
 
 /* Sets one field of e from its (escaped, in place) value. */
@@ -267,7 +293,9 @@ static enum field set_field(struct gt_centry *e, const char *key, char *val)
     char **str = !strcmp(key, "kernel") ? &e->kernel : !strcmp(key, "device") ? &e->device
                : !strcmp(key, "signature") ? &e->signature : !strcmp(key, "config") ? &e->config
                : !strcmp(key, "cubin") ? &e->cubin : !strcmp(key, "strategy") ? &e->strategy
-               : !strcmp(key, "tuned") ? &e->tuned : NULL;
+               : !strcmp(key, "tuned") ? &e->tuned : !strcmp(key, "guard_times") ? &e->guard_times : NULL;
+    if (str == &e->guard_times && !valid_times(val))
+        return FIELD_BAD;
     if (str) {
         free(*str);
         unescape(val);
@@ -525,6 +553,8 @@ static void write_entry(FILE *f, const struct gt_centry *e)
     write_field(f, "tuned", e->tuned);
     if (e->guard != GT_CENTRY_UNCHECKED)
         fprintf(f, "guard = %s %.3f\n", e->guard == GT_CENTRY_KEPT ? "kept" : "dropped", e->guard_speedup);
+    else if (e->guard_times)
+        write_field(f, "guard_times", e->guard_times);
 }
 
 /* A damaged file stays readable under FILE.bad; the new one replaces it. */

@@ -23,7 +23,10 @@ struct gt_centry {
     char *tuned;       /* when, ISO 8601 */
     int guard;         /* enum gt_centry_guard: what run mode measured on the application's own launches */
     double guard_speedup; /* the original's time over the configuration's there */
+    char *guard_times; /* while unchecked: the times measured so far, "O1 O2 .. / C1 C2 ..", or NULL */
 };
+
+#define GT_CENTRY_GUARD_TIMES 64 /* at most, of each side */
 
 enum gt_centry_guard { GT_CENTRY_UNCHECKED, GT_CENTRY_KEPT, GT_CENTRY_DROPPED };
 

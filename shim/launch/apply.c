@@ -189,6 +189,11 @@ static void take_cached(struct gt_run_state *a, struct gt_plan *p)
             ch->time_us = e->time_us;
             ch->baseline_us = e->baseline_us;
             ch->entry = at;
+            if (e->guard == GT_CENTRY_KEPT)
+                gt_guard_kept_before(&ch->guard, e->guard_speedup);
+            else if (e->guard_times && gt_guard_resume(&ch->guard, e->guard_times) != 0)
+                gt_debug("kernel %s: launch %s: the guard's times of earlier runs are not used", p->shown,
+                         e->signature);
         }
         free(cfg);
     }
@@ -323,28 +328,57 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
 /* ---- at exit: what the guards measured ---- */
 
 struct guard_sum {
-    int kept, dropped, unchecked;
+    int kept, dropped, unchecked, carried, earlier;
     double saved_us, orig_us; /* over the kept configurations' launches */
     unsigned long launches;
     struct gt_centry *changed; /* cache entries whose verdict is new */
     size_t nchanged, capchanged;
 };
 
+/* A copy of the choice's cache entry, to change and write back; NULL when
+ * it has none or memory ran out. */
+static struct gt_centry *change(struct guard_sum *sum, struct gt_plan *p, const struct gt_choice *ch)
+{
+    if (ch->entry < 0 || (size_t)ch->entry >= p->ncached ||
+        gt_grow((void **)&sum->changed, &sum->capchanged, sum->nchanged + 1, sizeof *sum->changed) != 0 ||
+        gt_centry_copy(&sum->changed[sum->nchanged], &p->cached[ch->entry]) != 0)
+        return NULL;
+    return &sum->changed[sum->nchanged++];
+}
+
 static void note_verdict(struct guard_sum *sum, struct gt_plan *p, const struct gt_choice *ch)
 {
     const struct gt_guard *g = &ch->guard;
     int v = g->verdict == GT_GUARD_KEPT ? GT_CENTRY_KEPT : GT_CENTRY_DROPPED;
     double speedup = 1 / g->ratio;
-    if (ch->entry < 0 || (size_t)ch->entry >= p->ncached)
+    const struct gt_centry *was = ch->entry >= 0 && (size_t)ch->entry < p->ncached ? &p->cached[ch->entry] : NULL;
+    struct gt_centry *e = was && (was->guard != v || fabs(was->guard_speedup - speedup) >= 0.05 * speedup)
+                              ? change(sum, p, ch)
+                              : NULL;
+    if (e) {
+        e->guard = v;
+        e->guard_speedup = speedup;
+        free(e->guard_times);
+        e->guard_times = NULL;
+    }
+}
+
+/* Not judged in this run: its times so far go to the cache file, for the
+ * next run to go on from. */
+static void carry_times(struct guard_sum *sum, struct gt_plan *p, struct gt_choice *ch)
+{
+    char times[GT_CENTRY_GUARD_TIMES * 2 * 16];
+    struct gt_centry *e;
+    if (!gt_guard_times(&ch->guard, times, sizeof times) || !(e = change(sum, p, ch)))
         return;
-    struct gt_centry *e = &p->cached[ch->entry];
-    if (e->guard == v && fabs(e->guard_speedup - speedup) < 0.05 * speedup)
-        return;
-    if (gt_grow((void **)&sum->changed, &sum->capchanged, sum->nchanged + 1, sizeof *sum->changed) != 0 ||
-        gt_centry_copy(&sum->changed[sum->nchanged], e) != 0)
-        return;
-    sum->changed[sum->nchanged].guard = v;
-    sum->changed[sum->nchanged++].guard_speedup = speedup;
+    free(e->guard_times);
+    e->guard_times = gt_strdup(times);
+    if (e->guard_times) {
+        sum->carried++;
+    } else {
+        gt_centry_clear(e);
+        sum->nchanged--;
+    }
 }
 
 static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
@@ -353,11 +387,14 @@ static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
     for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
         if (!ch->guarded || ch->failed || !atomic_load(&ch->launches))
             continue;
+        if (ch->guard.earlier) {
+            sum->earlier++;
+            continue;
+        }
         pthread_mutex_lock(&ch->guard.lock);
         const struct gt_guard *g = &ch->guard;
-        if (g->verdict == GT_GUARD_CHECKING) {
-            sum->unchecked++;
-        } else {
+        int checking = g->verdict == GT_GUARD_CHECKING;
+        if (!checking) {
             note_verdict(sum, p, ch);
             if (g->verdict == GT_GUARD_DROPPED) {
                 sum->dropped++;
@@ -370,12 +407,17 @@ static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
             }
         }
         pthread_mutex_unlock(&ch->guard.lock);
+        if (checking) {
+            sum->unchecked++;
+            carry_times(sum, p, ch);
+        }
     }
     pthread_mutex_unlock(&p->lock);
 }
 
 /* Says what the applied configurations did on the application's own
- * launches and records new verdicts in the cache file. */
+ * launches and records new verdicts, and the times of those not judged
+ * yet, in the cache file. */
 void gt_apply_exit(void)
 {
     struct guard_sum sum = {0};
@@ -386,6 +428,8 @@ void gt_apply_exit(void)
         if (atomic_load(&k->planned) > 0)
             sum_plan(&sum, k->plan);
     pthread_mutex_unlock(&gt.track.reg.lock);
+    if (sum.earlier)
+        gt_info("in the application: %d applied configurations run as kept by an earlier run's check", sum.earlier);
     if (sum.kept + sum.dropped + sum.unchecked) {
         char kept[160] = "none measured faster";
         if (sum.kept)
@@ -393,8 +437,8 @@ void gt_apply_exit(void)
                      "time saved)", sum.kept, sum.orig_us / (sum.orig_us - sum.saved_us), sum.launches,
                      sum.saved_us / 1e3);
         gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "
-                "not faster, %d not judged (too few launches)", sum.kept + sum.dropped + sum.unchecked, kept,
-                sum.dropped, sum.unchecked);
+                "not faster, %d not judged yet (too few launches; %d carry their times to the next run)",
+                sum.kept + sum.dropped + sum.unchecked, kept, sum.dropped, sum.unchecked, sum.carried);
     }
     if (sum.nchanged && gt.run.cache_path[0])
         gt_cachewrite_save(gt.run.cache_path, gt.run.binary, sum.changed, sum.nchanged);

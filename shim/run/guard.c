@@ -17,12 +17,19 @@
  * (by CLEAR, and by more than the times' own spread) is kept and one not
  * faster at all is dropped; anything between is measured up to MAX_EACH of each and kept
  * only if GAIN faster, and by more than half the spread.  A dropped
- * configuration gives way to the original for good. */
+ * configuration gives way to the original for good, and one kept is not
+ * checked again by later runs (the cache file keeps both verdicts, and a
+ * driver or image that changes makes a new entry).  A kernel launched too
+ * rarely to reach a verdict in one run carries its times to the next one
+ * through the cache file, and the alternation goes on where it stopped,
+ * with no warm-up: such a kernel's first launch in a process is most of
+ * what the application runs of it. */
 #include "guard.h"
 #include "alloc.h"
 #include "median.h"
 #include "state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,20 +48,20 @@ void gt_guard_init(struct gt_guard *g)
     pthread_mutex_init(&g->lock, NULL);
 }
 
-/* ABBA after the warm-up: original, configuration, configuration, original. */
-static int runs_variant(int i)
+/* ABBA: original, configuration, configuration, original. */
+static int abba(int i)
 {
-    if (i < WARMUP)
-        return i & 1;
-    int k = (i - WARMUP) & 3;
-    return k == 1 || k == 2;
+    return (i & 3) == 1 || (i & 3) == 2;
 }
 
+/* Launch i of this run: one untimed launch of each first, unless it goes on
+ * from earlier runs' `carried` timed launches. */
 static int make_slot(struct gt_guard *g, int i)
 {
     struct gt_guard_slot *s = &g->slots[i];
-    s->variant = runs_variant(i);
-    s->timed = i >= WARMUP;
+    int warmup = g->resumed ? 0 : WARMUP;
+    s->variant = i < warmup ? i & 1 : abba(i - warmup + g->carried);
+    s->timed = i >= warmup;
     if (!s->timed)
         return 0;
     if (gt.drv.cuEventCreate(&s->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
@@ -200,6 +207,56 @@ int gt_guard_settle(struct gt_guard *g, int had_slot)
     int decided = before == GT_GUARD_CHECKING && g->verdict != GT_GUARD_CHECKING;
     pthread_mutex_unlock(&g->lock);
     return decided;
+}
+
+int gt_guard_resume(struct gt_guard *g, const char *times)
+{
+    int side = 0;
+    while (*times) {
+        char *end;
+        double us = strtod(times, &end);
+        if (*times == ' ') {
+            times++;
+        } else if (*times == '/' && !side) {
+            side = 1;
+            times++;
+        } else if (end != times && us > 0 && g->n[side] < MAX_EACH) {
+            if (add_time(g, side, us) != 0)
+                return -1;
+            times = end;
+        } else {
+            break;
+        }
+    }
+    g->carried = g->n[0] + g->n[1];
+    g->resumed = 1;
+    return *times ? -1 : 0;
+}
+
+static size_t put_times(char *out, size_t cap, size_t len, const double *us, int n)
+{
+    for (int i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%.3f", len ? " " : "", us[i]);
+    return len;
+}
+
+void gt_guard_kept_before(struct gt_guard *g, double speedup)
+{
+    g->verdict = GT_GUARD_KEPT;
+    g->ratio = 1 / speedup;
+    g->earlier = 1;
+}
+
+int gt_guard_times(struct gt_guard *g, char *out, size_t cap)
+{
+    pthread_mutex_lock(&g->lock);
+    int fresh = g->n[0] + g->n[1] > g->carried || (!g->resumed && g->issued > 0);
+    size_t len = put_times(out, cap, 0, g->us[0], g->n[0]);
+    if (len < cap)
+        len += (size_t)snprintf(out + len, cap - len, "%s/", len ? " " : "");
+    len = put_times(out, cap, len, g->us[1], g->n[1]);
+    pthread_mutex_unlock(&g->lock);
+    return fresh && len < cap;
 }
 
 void gt_guard_free(struct gt_guard *g)

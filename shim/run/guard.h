@@ -28,6 +28,9 @@ struct gt_guard {
     double med[2];            /* median times, once decided */
     double ratio;             /* the configuration's median time over the original's */
     int broken;               /* an event failed: no verdict will come */
+    int earlier;              /* the verdict is an earlier run's (gt_guard_kept_before) */
+    int resumed;              /* goes on from earlier runs (gt_guard_resume): no warm-up */
+    int carried;              /* times of earlier runs among n[] */
 };
 
 void gt_guard_init(struct gt_guard *g);
@@ -35,5 +38,17 @@ int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot);
 void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thread);
 int gt_guard_settle(struct gt_guard *g, int had_slot);
 void gt_guard_free(struct gt_guard *g);
+/* A kernel launched too rarely for a verdict in one run is judged over
+ * several: the times an earlier run measured ("O1 O2 .. / C1 C2 ..", as
+ * the cache file keeps them) count as if measured now.  0, or -1 when
+ * out of memory or the text does not read. */
+int gt_guard_resume(struct gt_guard *g, const char *times);
+/* An earlier run kept the configuration, `speedup` times as fast there:
+ * it runs unchecked. */
+void gt_guard_kept_before(struct gt_guard *g, double speedup);
+/* The times measured so far, in that form: 1 when this run added some (or
+ * only warmed up, so that the next one times from its first launch), 0
+ * when there is nothing new to keep. */
+int gt_guard_times(struct gt_guard *g, char *out, size_t cap);
 
 #endif

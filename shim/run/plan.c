@@ -523,7 +523,9 @@ static void describe(struct gt_plan *p, struct gt_choice *ch)
     if (ch->time_us > 0)
         gt_info("kernel %s: launch %s runs '%s' from %s (%.2f us against %.2f us, %.2fx when tuned)%s", p->shown,
                 ch->signature, ch->config, ch->why, ch->time_us, ch->baseline_us, ch->baseline_us / ch->time_us,
-                ch->guarded && gt.run.guard ? "; checking it on the application's launches" : "");
+                ch->guard.earlier                          ? "; kept by an earlier run's check on the application's launches"
+                : ch->guarded && gt.run.guard ? "; checking it on the application's launches"
+                                              : "");
 }
 
 /* What the guard found, once, when it found it. */
