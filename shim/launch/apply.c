@@ -298,7 +298,7 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     if (atomic_load_explicit(&hd->kernel->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
     uint64_t sig = 0;
-    char signature[192] = "";
+    char signature[GT_PLAN_SIGNATURE_MAX] = "";
     int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;
     if (!any_only && gt_plan_signature(p, c, &sig, signature, sizeof signature) != 0)
         return 0;

@@ -294,12 +294,28 @@ const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct
     return &env->l;
 }
 
+/* A launch's signature from its geometry alone, as this thread made it last:
+ * launches repeat their geometry, and the text and its hash cost more than
+ * the rest of a planned launch's path. */
+static _Thread_local struct {
+    struct gt_geom g;
+    uint64_t hash;
+    size_t len; /* 0: none yet */
+    char text[GT_PLAN_SIGNATURE_MAX];
+} last;
+
 /* The launch's signature: its geometry and the section's signature values. */
 int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap)
 {
     int64_t extra[GT_CACHE_MAX_EXTRA];
     int n = 0;
-    if (p->sec && p->sec->nsignature) {
+    int plain = !p->sec || !p->sec->nsignature;
+    if (plain && last.len && last.len < cap && !memcmp(&last.g, &c->g, sizeof last.g)) {
+        memcpy(text, last.text, last.len + 1);
+        *hash = last.hash;
+        return 0;
+    }
+    if (!plain) {
         int64_t vals[MAX_ARGS];
         unsigned char ok[MAX_ARGS];
         struct gt_launch l;
@@ -311,7 +327,14 @@ int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t
     }
     if (gt_cache_signature(c->g.grid, c->g.block, c->g.smem, extra, (size_t)n, text, cap) != 0)
         return -1;
-    *hash = gt_hash64(text, strlen(text)) | 1;
+    size_t len = strlen(text);
+    *hash = gt_hash64(text, len) | 1;
+    if (plain && len < sizeof last.text) {
+        last.g = c->g;
+        last.hash = *hash;
+        last.len = len;
+        memcpy(last.text, text, len + 1);
+    }
     return 0;
 }
 

@@ -12,10 +12,12 @@
 
 struct gt_centry;
 
+#define GT_PLAN_SIGNATURE_MAX 192 /* a launch signature's text, its NUL included */
+
 /* A configuration chosen for the launches of one signature (or all). */
 struct gt_choice {
     uint64_t sig;           /* signature hash; 0: every launch */
-    char signature[192];    /* as the cache writes it */
+    char signature[GT_PLAN_SIGNATURE_MAX]; /* as the cache writes it */
     uint32_t *cfg;
     struct gt_knobs knobs;
     int rebuild;            /* compile-time knobs or macros differ from the original */
