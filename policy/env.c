@@ -54,6 +54,8 @@ static const struct gt_env_var vars[GT_ENV_COUNT] = {
                     .meaning = "KEY=VALUE ...: settings over every policy file's"},
     [GT_ENV_TRIALS] = {"GPUTUNE_TRIALS", GT_ENV_PATH, FIELD(trials), .unset = "none",
                        .meaning = "every trial of tune mode appended to this CSV"},
+    [GT_ENV_BUDGET] = {"GPUTUNE_BUDGET", GT_ENV_SECONDS, FIELD(budget), .max = 1000000, .unset = "no bound",
+                       .meaning = "seconds of tuning for the whole process, hottest signatures first"},
 };
 
 const struct gt_env_var *gt_env_var(enum gt_env_id id)
@@ -102,6 +104,14 @@ static int take(struct gt_env *e, const struct gt_env_var *v, const char *text)
         memcpy(field, &n, sizeof n);
         return 0;
     }
+    case GT_ENV_SECONDS: {
+        char *end;
+        double s = isdigit((unsigned char)text[0]) || text[0] == '.' ? strtod(text, &end) : -1;
+        if (s <= 0 || *end || !(s <= (double)v->max))
+            return -1;
+        memcpy(field, &s, sizeof s);
+        return 0;
+    }
     case GT_ENV_PATH:
     case GT_ENV_TEXT:
         memcpy(field, &text, sizeof text);
@@ -148,6 +158,9 @@ void gt_env_accepts(enum gt_env_id id, char *buf, size_t len)
         break;
     case GT_ENV_INT:
         snprintf(buf, len, "an integer from %llu to %llu", (unsigned long long)v->min, (unsigned long long)v->max);
+        break;
+    case GT_ENV_SECONDS:
+        snprintf(buf, len, "a number of seconds over 0, up to %llu", (unsigned long long)v->max);
         break;
     case GT_ENV_PATH:
         snprintf(buf, len, "a path");

@@ -19,12 +19,14 @@ enum gt_env_id {
     GT_ENV_GUARD,
     GT_ENV_SET,
     GT_ENV_TRIALS,
+    GT_ENV_BUDGET,
     GT_ENV_COUNT
 };
 
 /* What a variable accepts: one of its words (the value is the word's
- * index), a decimal or 0x integer in a range, a path, or any text. */
-enum gt_env_kind { GT_ENV_ENUM, GT_ENV_INT, GT_ENV_PATH, GT_ENV_TEXT };
+ * index), a decimal or 0x integer in a range, a number of seconds (a
+ * positive decimal, up to max), a path, or any text. */
+enum gt_env_kind { GT_ENV_ENUM, GT_ENV_INT, GT_ENV_SECONDS, GT_ENV_PATH, GT_ENV_TEXT };
 
 /* Where a value came from: the default (unset or empty), the environment,
  * or the default because the environment's text was refused. */
@@ -35,7 +37,7 @@ struct gt_env_var {
     enum gt_env_kind kind;
     size_t at;                /* offset of its value in struct gt_env */
     const char *const *words; /* GT_ENV_ENUM: the accepted words, NULL-terminated */
-    uint64_t min, max;        /* GT_ENV_INT: the accepted range */
+    uint64_t min, max;        /* GT_ENV_INT: the accepted range; GT_ENV_SECONDS: max */
     const char *dflt;         /* the default as it would be written; NULL: none */
     const char *unset;        /* what having no value means, when dflt is NULL */
     const char *meaning;
@@ -51,6 +53,7 @@ struct gt_env {
     int guard;    /* 0 off, 1 on */
     uint64_t jobs; /* 0: the processors */
     uint64_t seed;
+    double budget; /* seconds of tuning for the whole process; 0: no bound */
     const char *log_file, *policy, *force, *cache_dir, *report, *set, *trials;
     unsigned char origin[GT_ENV_COUNT]; /* enum gt_env_origin */
     const char *text[GT_ENV_COUNT];     /* the environment's text, NULL when unset or empty */

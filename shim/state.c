@@ -27,6 +27,7 @@ struct gt_state gt = {
         .ser = {.lock = PTHREAD_MUTEX_INITIALIZER},
         .records = {.lock = PTHREAD_MUTEX_INITIALIZER},
         .devk_lock = PTHREAD_MUTEX_INITIALIZER,
+        .budget = {.lock = PTHREAD_MUTEX_INITIALIZER, .meters = MAP_INIT},
     },
     .launch = {.lock = PTHREAD_MUTEX_INITIALIZER},
     .run = {.writes = {.lock = PTHREAD_MUTEX_INITIALIZER}},

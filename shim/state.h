@@ -40,6 +40,7 @@ struct gt_policy;
 struct gt_cachefile;
 struct gt_session_result;
 struct gt_devk;
+struct gt_meter;
 
 /* track/registry.c: every image, module, library and kernel loaded. */
 struct gt_registry {
@@ -116,6 +117,15 @@ struct gt_tune_state {
     } records;                          /* timing.c: durations of the current kernel's CUPTI records, in order */
     pthread_mutex_t devk_lock;          /* devk.c: the shim's own kernels, per context */
     struct gt_devk *devk;
+    struct {
+        pthread_mutex_t lock;
+        struct gt_map meters;           /* (plan, signature) -> struct gt_meter, under a budget */
+        struct gt_meter *all;           /* every meter, for the ranking and the progress line */
+        int nmeters;
+        unsigned epoch;                 /* launches since the last session (or the last second) */
+        double epoch_start, spent, last_said, best;
+        int sessions, spent_said;
+    } budget;                           /* budget.c: what tuning spends, hottest signatures first */
 };
 
 /* shim/launch/: deciding kernels' plans (apply.c). */

@@ -19,6 +19,7 @@
 #include "cachewrite.h"
 #include "demangle.h"
 #include "allowed.h"
+#include "budget.h"
 #include "capture.h"
 #include "direct.h"
 #include "hash.h"
@@ -285,6 +286,22 @@ static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *si
     return ch;
 }
 
+/* A launch of a signature not tuned yet: its session, when the budget
+ * gives it its turn (budget.c).  Returns as gt_apply_launch. */
+static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
+                     const char *signature, CUresult *r)
+{
+    gt_direct_restore(hd);
+    enum gt_budget_turn turn = gt_budget_turn(p, c, sig, r);
+    if (turn == GT_BUDGET_WAIT || turn == GT_BUDGET_RAN)
+        return turn == GT_BUDGET_RAN;
+    pthread_mutex_lock(&p->lock);
+    int first = !gt_plan_is_done(p, sig); /* one session per signature, whichever thread starts it */
+    gt_plan_mark_done(p, sig);
+    pthread_mutex_unlock(&p->lock);
+    return turn == GT_BUDGET_TUNE && first ? gt_session_tune(p, hd, c, sig, signature, r) : 0;
+}
+
 /* Runs the variant chosen for this launch, if any.  Returns 1 with the
  * launch's result in *r when the shim ran it (a variant, or a tuning
  * session that ends with the launch), 0 when the caller must launch the
@@ -307,16 +324,14 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     /* A session synchronizes the context, which would break another
      * thread's stream capture: while one is on, tuning waits. */
     int tune = !ch && p->tune && !gt_plan_is_done(p, sig) && atomic_load(&gt.track.captures) == 0;
-    if (tune)
-        gt_plan_mark_done(p, sig); /* one session per signature, whichever thread starts it */
-    else if (!ch && p->ncached && !gt_plan_is_done(p, sig)) {
+    if (!tune && !ch && p->ncached && !gt_plan_is_done(p, sig)) {
         ch = nearest(p, sig, signature);
         if (!ch)
             gt_plan_mark_done(p, sig);
     }
     pthread_mutex_unlock(&p->lock);
     if (tune)
-        return gt_session_tune(p, hd, c, sig, signature, r);
+        return tune_turn(p, hd, c, sig, signature, r);
     if (ch && p->checks_launch)
         ch = gt_allowed_choice(p, ch, c, sig, signature);
     if (ch && gt_plan_runs(ch))

@@ -7,6 +7,7 @@
  * entry points, parameter layout, captured and cooperative launches. */
 #include "alloc.h"
 #include "apply.h"
+#include "budget.h"
 #include "cachewrite.h"
 #include "demangle.h"
 #include "state.h"
@@ -113,6 +114,7 @@ void gt_report_exit(void)
     if (gt.mode == GT_MODE_OFF || atomic_load(&gt.drv.status) <= 0)
         return;
     gt_session_report();
+    gt_budget_exit();
     gt_apply_exit();
     if (gt.run.cache_path[0])
         gt_cachewrite_exit(gt.run.cache_path, gt.run.binary);

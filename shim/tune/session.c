@@ -34,6 +34,7 @@
  * launch run as built. */
 #include "session.h"
 #include "alloc.h"
+#include "budget.h"
 #include "cachefile.h"
 #include "cachewrite.h"
 #include "devk.h"
@@ -784,7 +785,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
     char why[1024] = "";
     double t0 = now(), baseline = -1;
-    double seconds = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
+    double seconds = gt_budget_allows(st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS);
     unsigned long lost = gt_alloc_failures();
     begin_exclusive();
     gt.run.jit.answer_ms = (int)(seconds * 1000); /* a compiler worker gets no longer than the session */
@@ -861,6 +862,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         }
     }
     free(dflt);
+    gt_budget_spend(now() - t0, ok && winner >= 0 && s.best[winner].us > 0 ? baseline / s.best[winner].us : 1);
     session_free(&s);
     end_exclusive();
     return ch ? gt_plan_run(p, ch, hd, c, r) : 0;

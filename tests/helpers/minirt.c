@@ -13,6 +13,10 @@
  *   minirt --driver NAME            load the driver under another name (a
  *                                   missing one: a machine with no driver)
  *   minirt --probe                  tell which symbols dlsym(RTLD_DEFAULT) finds
+ *   minirt --mix                    saxpy at grid 8 once a round for 4 rounds,
+ *                                   then at grid 16 five times a round and at
+ *                                   grid 8 once, for 4 rounds: grid 16 is the
+ *                                   hotter though measured later
  *   minirt --threads N --forks M    while N threads launch kernels of ever new
  *                                   signatures, fork M children: every other one
  *                                   launches, allocates and exits, the rest only
@@ -246,13 +250,15 @@ static int in_child(void)
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0, nforks = -1;
+    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
             return probe();
         if (strcmp(argv[i], "--copy") == 0)
             copy_only = 1;
+        if (strcmp(argv[i], "--mix") == 0)
+            mix = 1;
         if (strcmp(argv[i], "--ptsz") == 0)
             flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
@@ -325,6 +331,17 @@ int main(int argc, char **argv)
         if (rc == 0)
             printf("minirt: done\n");
         return rc;
+    }
+
+    if (mix) {
+        for (int round = 0; round < 8; round++) {
+            for (int i = 0; round >= 4 && i < 5; i++)
+                launch(saxpy, 16, 128);
+            launch(saxpy, 8, 128);
+        }
+        check("cuCtxSynchronize", cu.ctxSynchronize());
+        printf("minirt: done\n");
+        return 0;
     }
 
     /* saxpy: 120 launches in 3 geometries; scale: 7 + 1 cooperative + 2

@@ -1,0 +1,56 @@
+#!/bin/sh
+# GPUTUNE_BUDGET, on the CPU against the stand-in driver (every launch
+# times 0.25 ms, so a signature's share of GPU time is its launches):
+# without a budget every signature is tuned at its first launch; under one,
+# the hotter is tuned first though measured later, a progress line says how
+# far tuning has come, and once the budget is spent nothing more is tuned,
+# nothing is written for what was not, and a later run tunes it.
+. "$(dirname "$0")/lib.sh"
+
+H="$GT_BUILD/tests/helpers"
+export LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda" GPUTUNE_SET='budget.trials=3'
+
+# minirt --mix tuning into a fresh cache (or the one of suffix $3) with
+# GPUTUNE_BUDGET=$1, logged in $TMP/$2.log.
+mix() {
+    [ -n "$3" ] || rm -rf "$TMP/cache"
+    GPUTUNE_BUDGET=$1 GPUTUNE_MODE=tune GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/$2.log" \
+        GPUTUNE_CACHE_DIR="$TMP/cache" shim "$H/minirt" --mix
+}
+
+order() {
+    sed -n 's/.*launch grid=\([0-9]*\),1,1 .* tuned in .*/\1/p' "$TMP/$1.log" | tr '\n' ' '
+}
+
+entries() {
+    grep -c '^\[entry ' "$TMP"/cache/minirt-*.ini
+}
+
+is "$(mix '' plain)" "minirt: done" "no budget: the application runs"
+is "$(order plain)" "8 16 " "  each signature is tuned at its first launch, grid 8 first"
+check "  a progress line counts the sessions" grep -q "info: tuning: 1 signature tuned, [0-9.]* s spent, best so far 1.00x" \
+    "$TMP/plain.log"
+
+is "$(mix 100 hot)" "minirt: done" "a budget of 100 s: the application runs"
+is "$(order hot)" "16 8 " "  grid 16, launched five times as often, is tuned first though grid 8 was measured first"
+check "  the progress line says what share of the GPU time is covered" \
+    grep -q "info: tuning: 1 of 2 signatures seen (56% of the GPU time measured) tuned, [0-9.]* s of 100 s spent" \
+    "$TMP/hot.log"
+check "  and at exit, all of it" grep -q "info: tuning: 2 of 2 signatures seen (100% of the GPU time measured) tuned" \
+    "$TMP/hot.log"
+is "$(entries)" 2 "  both results are written"
+
+is "$(mix 0.000001 spent)" "minirt: done" "a budget spent by the first session: the application runs"
+is "$(order spent)" "16 " "  only the hottest signature is tuned"
+check "  the end of the budget is said once" \
+    test "$(grep -c 'the budget of 1e-06 s is spent after 1 sessions; nothing more is tuned in this run' "$TMP/spent.log")" = 1
+is "$(entries)" 1 "  nothing is written for the signature not tuned"
+is "$(mix '' later keep)" "minirt: done" "a later run without a budget"
+is "$(order later)" "8 " "  tunes what the budget left"
+is "$(entries)" 2 "  and writes it"
+
+out=$(GPUTUNE_BUDGET=0 GPUTUNE_MODE=tune GPUTUNE_CACHE_DIR="$TMP/cache0" shim "$H/minirt" --mix 2>&1)
+check "GPUTUNE_BUDGET=0 is refused, with what is accepted: $out" \
+    sh -c "echo \"\$1\" | grep -q 'GPUTUNE_BUDGET=0 .*a number of seconds over 0'" - "$out"
+
+done_testing
