@@ -26,9 +26,10 @@ static const char prefix[] = "GPUTUNE_";
 #define WORDS(...) (const char *const[]){__VA_ARGS__, NULL}
 
 static const struct gt_env_var vars[GT_ENV_COUNT] = {
-    [GT_ENV_MODE] = {"GPUTUNE_MODE", GT_ENV_ENUM, FIELD(mode), WORDS("off", "run", "tune", "retune"), .dflt = "run",
-                     .meaning = "off: pass-through; run: apply the cache file; tune: tune what it lacks; retune: "
-                                "tune everything again"},
+    [GT_ENV_MODE] = {"GPUTUNE_MODE", GT_ENV_ENUM, FIELD(mode), WORDS("off", "run", "tune", "retune", "online"),
+                     .dflt = "run", .meaning = "off: pass-through; run: apply the cache file; tune: tune what it lacks; "
+                                               "retune: tune everything again; online: tune launch-time knobs on "
+                                               "the application's own launches"},
     [GT_ENV_LOG] = {"GPUTUNE_LOG", GT_ENV_ENUM, FIELD(log), WORDS("error", "warn", "info", "debug"), .dflt = "warn",
                     .meaning = "what the shim says: info adds the exit table, debug a line per kernel"},
     [GT_ENV_LOG_FILE] = {"GPUTUNE_LOG_FILE", GT_ENV_PATH, FIELD(log_file), .unset = "stderr",

@@ -28,6 +28,7 @@ struct gt_state gt = {
         .records = {.lock = PTHREAD_MUTEX_INITIALIZER},
         .devk_lock = PTHREAD_MUTEX_INITIALIZER,
         .budget = {.lock = PTHREAD_MUTEX_INITIALIZER, .meters = MAP_INIT},
+        .online = {.lock = PTHREAD_MUTEX_INITIALIZER, .trials = MAP_INIT},
     },
     .launch = {.lock = PTHREAD_MUTEX_INITIALIZER},
     .run = {.writes = {.lock = PTHREAD_MUTEX_INITIALIZER}},

@@ -28,7 +28,7 @@
 
 #define GT_EXPORT __attribute__((visibility("default")))
 
-enum gt_mode { GT_MODE_OFF, GT_MODE_RUN, GT_MODE_TUNE, GT_MODE_RETUNE };
+enum gt_mode { GT_MODE_OFF, GT_MODE_RUN, GT_MODE_TUNE, GT_MODE_RETUNE, GT_MODE_ONLINE };
 
 struct gt_image;
 struct gt_kernel;
@@ -126,6 +126,10 @@ struct gt_tune_state {
         double epoch_start, spent, last_said, best;
         int sessions, spent_said;
     } budget;                           /* budget.c: what tuning spends, hottest signatures first */
+    struct {
+        pthread_mutex_t lock;           /* held while a launch under trial is queued */
+        struct gt_map trials;           /* (plan, signature) -> struct gt_online */
+    } online;                           /* online.c: GPUTUNE_MODE=online */
 };
 
 /* shim/launch/: deciding kernels' plans (apply.c). */

@@ -20,7 +20,7 @@ sed -n 's/^\(GPUTUNE_[A-Z_]*\) = .*/\1/p' "$TMP/clean.out" | sort >"$TMP/table.n
 is "$(wc -l <"$TMP/table.names" | tr -d ' ')" 14 "  a line per variable of the table"
 check "README's environment table lists exactly the table's names" diff "$TMP/readme.names" "$TMP/table.names"
 check "  each with its default and what it accepts" \
-    grep -qx '    one of off, run, tune, retune; off: .*' "$TMP/clean.out"
+    grep -qx '    one of off, run, tune, retune, online; off: .*' "$TMP/clean.out"
 check "  every value from its default" sh -c "! grep '^GPUTUNE_' '$TMP/clean.out' | grep -v ' (default)\$'"
 
 env -i PATH="$PATH" GPUTUNE_MODE=tune GPUTUNE_JOBS=4x GPUTUNE_MOED=run "$G" env >"$TMP/bad.out" 2>"$TMP/bad.err"

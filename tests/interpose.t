@@ -43,7 +43,7 @@ check "off mode reports nothing" sh -c "! grep -q launches '$TMP/off.log'"
 
 # Environment: unknown values give one warning naming the variable, then the default.
 LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=fast shim "$H/minirt" >/dev/null 2>"$TMP/mode.err"
-is "$(grep -c 'GPUTUNE_MODE=fast is not one of off, run, tune, retune; using run' "$TMP/mode.err")" 1 \
+is "$(grep -c 'GPUTUNE_MODE=fast is not one of off, run, tune, retune, online; using run' "$TMP/mode.err")" 1 \
     "unknown GPUTUNE_MODE: one warning"
 LD_LIBRARY_PATH="$FAKE" GPUTUNE_LOG=loud shim "$H/minirt" >/dev/null 2>"$TMP/log.err"
 is "$(grep -c 'GPUTUNE_LOG=loud is not one of error, warn, info, debug; using warn' "$TMP/log.err")" 1 \

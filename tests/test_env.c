@@ -61,7 +61,7 @@ static void defaults(void)
 static void words(void)
 {
     is_str(gt_env_word(GT_ENV_MODE, GT_MODE_TUNE), "tune", "GPUTUNE_MODE's words in the order of enum gt_mode");
-    is_str(gt_env_word(GT_ENV_MODE, GT_MODE_RETUNE), "retune", "  to its end");
+    is_str(gt_env_word(GT_ENV_MODE, GT_MODE_ONLINE), "online", "  to its end");
     is_str(gt_env_word(GT_ENV_LOG, GT_LOG_DEBUG), "debug", "GPUTUNE_LOG's in the order of enum gt_log_level");
     is_str(gt_env_word(GT_ENV_WATCHDOG, GT_WATCHDOG_ENTRY), "entry", "GPUTUNE_WATCHDOG's in that of enum gt_watchdog");
     is_str(gt_env_word(GT_ENV_GUARD, 1), "on", "GPUTUNE_GUARD: off, on");
@@ -71,7 +71,7 @@ static void words(void)
     parse_one(&e, "GPUTUNE_MODE=Tune");
     ok(e.mode == GT_MODE_RUN && e.origin[GT_ENV_MODE] == GT_ENV_REFUSED, "another is refused: the default");
     is_int(nsaid, 1, "  said once");
-    is_str(said[0], "GPUTUNE_MODE=Tune is not one of off, run, tune, retune; using run", "  with what it accepts");
+    is_str(said[0], "GPUTUNE_MODE=Tune is not one of off, run, tune, retune, online; using run", "  with what it accepts");
 }
 
 static void integers(void)

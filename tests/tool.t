@@ -10,7 +10,7 @@ export LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda" GPUTUNE_CACHE_DIR="$TMP/cache"
 
 "$G" >"$TMP/usage.out" 2>&1
 is "$?" 2 "no command: usage, exit status 2"
-check "the usage names every command" sh -c "grep -q 'inspect FILE' '$TMP/usage.out' && grep -q 'policy check' '$TMP/usage.out' && grep -q 'run|tune|retune|off' '$TMP/usage.out' && grep -q 'cache PROGRAM' '$TMP/usage.out'"
+check "the usage names every command" sh -c "grep -q 'inspect FILE' '$TMP/usage.out' && grep -q 'policy check' '$TMP/usage.out' && grep -q 'MODE CMD.*run, tune, retune' '$TMP/usage.out' && grep -q 'cache PROGRAM' '$TMP/usage.out'"
 "$G" frobnicate >/dev/null 2>"$TMP/unknown.err"
 is "$?" 2 "an unknown command: exit status 2"
 check "and says which" grep -q "unknown command 'frobnicate'" "$TMP/unknown.err"

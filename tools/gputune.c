@@ -22,7 +22,8 @@ static const char usage[] =
     "  inspect FILE...             list the kernels of binaries and how each can be tuned\n"
     "  policy check FILE...        validate policy files and size their spaces\n"
     "  space FILE KERNEL           list a kernel's configurations\n"
-    "  run|tune|retune|off CMD...  run a command under libgputune in that mode\n"
+    "  MODE CMD...                 run a command under libgputune in MODE: run, tune, retune,\n"
+    "                              online or off\n"
     "  cache PROGRAM               list what tune mode kept for a program\n"
     "  env                         print the GPUTUNE_* variables as libgputune reads them\n"
     "  version                     print the version\n"
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
         return gt_cmd_env(argc - 1, argv + 1);
     if (strcmp(argv[1], "rtc-worker") == 0)
         return rtc_worker(argc, argv);
-    for (const char *const *m = (const char *const[]){"run", "tune", "retune", "off", NULL}; *m; m++)
+    for (const char *const *m = (const char *const[]){"run", "tune", "retune", "online", "off", NULL}; *m; m++)
         if (strcmp(argv[1], *m) == 0)
             return gt_cmd_wrap(argc - 1, argv + 1);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {

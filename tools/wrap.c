@@ -1,4 +1,4 @@
-/* wrap.c: `gputune run|tune|retune|off COMMAND...` and `gputune cache PROGRAM`.
+/* wrap.c: `gputune run|tune|retune|online|off COMMAND...` and `gputune cache PROGRAM`.
  *
  * The wrappers run a command with libgputune preloaded in a given mode: the
  * library is the one beside this gputune binary, put first in LD_PRELOAD

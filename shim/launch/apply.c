@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "direct.h"
 #include "hash.h"
+#include "online.h"
 #include "plan.h"
 #include "session.h"
 #include "state.h"
@@ -202,7 +203,7 @@ static void take_cached(struct gt_run_state *a, struct gt_plan *p)
 
 static int tunable(const struct gt_run_state *a, const struct gt_section *sec)
 {
-    if (gt.mode != GT_MODE_TUNE && gt.mode != GT_MODE_RETUNE)
+    if (gt.mode != GT_MODE_TUNE && gt.mode != GT_MODE_RETUNE && gt.mode != GT_MODE_ONLINE)
         return 0;
     if (sec)
         return sec->set.tune != 0;
@@ -215,7 +216,7 @@ static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
         setup(a);
     if (gt.drv.lacks)
         return NULL;
-    int tune = gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE;
+    int tune = gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE || gt.mode == GT_MODE_ONLINE;
     int cached = gt.mode != GT_MODE_RETUNE && cache_names(a, k->name);
     if (!a->nforce && !cached && !tune)
         return NULL;
@@ -244,7 +245,8 @@ static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
     if (p && cached)
         take_cached(a, p);
     if (p)
-        p->tune = !config && tunable(a, sec) && gt_trialsafe(p);
+        p->tune = !config && tunable(a, sec) && (gt.mode == GT_MODE_ONLINE || gt_trialsafe(p)); /* online runs
+                                                                                                   each launch once */
     if (p && !p->tune && !p->choices) { /* nothing to run or tune: cached entries where the original won, or dropped */
         gt_plan_free(p);
         p = NULL;
@@ -286,11 +288,14 @@ static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *si
     return ch;
 }
 
-/* A launch of a signature not tuned yet: its session, when the budget
- * gives it its turn (budget.c).  Returns as gt_apply_launch. */
+/* A launch of a signature not tuned yet: tried online (online.c), or its
+ * session when the budget gives it its turn (budget.c).  Returns as
+ * gt_apply_launch. */
 static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                      const char *signature, CUresult *r)
 {
+    if (gt.mode == GT_MODE_ONLINE)
+        return gt_online_launch(p, hd, c, sig, signature, r);
     gt_direct_restore(hd);
     enum gt_budget_turn turn = gt_budget_turn(p, c, sig, r);
     if (turn == GT_BUDGET_WAIT || turn == GT_BUDGET_RAN)

@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "alloc.h"
 #include "cachefile.h"
+#include "cachewrite.h"
 #include "direct.h"
 #include "errmsg.h"
 #include "hash.h"
@@ -294,6 +295,54 @@ const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct
     return &env->l;
 }
 
+/* The store (and so the cache directory), opened only once a variant must
+ * be built or a result kept: an application the shim only watches gets no
+ * cache directory. */
+static void open_store(void)
+{
+    char root[PATH_MAX], err[512];
+    if (gt_store_default_root(gt.env.cache_dir, root, sizeof root) != 0)
+        gt_warn("no cache directory (set GPUTUNE_CACHE_DIR or HOME); variants are rebuilt every run");
+    else if (gt_store_open(&gt.run.store, root, err, sizeof err) != 0)
+        gt_warn("%s; variants are rebuilt every run", err);
+    else
+        gt.run.have_store = 1;
+}
+
+static void store_once(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, open_store);
+}
+
+/* Writes a tuning result to the cache file (under its lock, merged with what
+ * other processes wrote), the plan's kernel, device and the time filled in
+ * here; returns its index among the plan's cached entries, for the guard's
+ * verdict, or -1. */
+long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
+{
+    char when[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    e->image = p->k->image ? gt_image_hash(p->k->image) : 0;
+    e->kernel = p->k->name;
+    e->device = p->device;
+    e->arch = p->arch.sm;
+    e->driver = p->driver;
+    e->tuned = when;
+    store_once(); /* the directory the file goes in */
+    if (!gt.run.cache_path[0])
+        gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
+    else
+        gt_cachewrite_save(gt.run.cache_path, gt.run.binary, e, 1);
+    pthread_mutex_lock(&p->lock);
+    long at = gt_plan_add_cached(p, e);
+    pthread_mutex_unlock(&p->lock);
+    e->tuned = NULL; /* this function's */
+    return at;
+}
+
 /* A launch's signature from its geometry alone, as this thread made it last:
  * launches repeat their geometry, and the text and its hash cost more than
  * the rest of a planned launch's path. */
@@ -378,19 +427,12 @@ static void find_worker(struct gt_jit *j)
     j->note = note_worker;
 }
 
-/* The compilers and the store, opened only once a variant must be built:
- * an application the shim only watches gets no cache directory. */
+/* The compilers and the store. */
 static void open_builder(void)
 {
-    char root[PATH_MAX], err[512];
     gt_jit_init(&gt.run.jit, gt_elfsym_dlsym);
     find_worker(&gt.run.jit);
-    if (gt_store_default_root(gt.env.cache_dir, root, sizeof root) != 0)
-        gt_warn("no cache directory (set GPUTUNE_CACHE_DIR or HOME); variants are rebuilt every run");
-    else if (gt_store_open(&gt.run.store, root, err, sizeof err) != 0)
-        gt_warn("%s; variants are rebuilt every run", err);
-    else
-        gt.run.have_store = 1;
+    store_once();
 }
 
 void gt_plan_builder_open(void)

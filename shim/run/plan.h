@@ -75,6 +75,7 @@ struct gt_plan_launch {
 enum gt_rc gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_section *sec, struct gt_plan **out,
                        char *err, size_t errlen);
 void gt_plan_free(struct gt_plan *p);
+long gt_plan_keep(struct gt_plan *p, struct gt_centry *e);
 const struct gt_settings *gt_plan_settings(const struct gt_plan *p);
 int gt_plan_parse(const struct gt_plan *p, const char *text, uint32_t *cfg, char *err, size_t errlen);
 struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *signature, const uint32_t *cfg,

@@ -614,25 +614,11 @@ static int remeasure(struct gt_session *s, double *baseline)
  * entries, for the guard's verdict, or -1. */
 static long persist(struct gt_session *s, const char *signature, const char *config, double best_us, double base_us)
 {
-    char when[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-    struct gt_plan *p = s->p;
-    struct gt_centry e = {.image = p->k->image ? gt_image_hash(p->k->image) : 0, .kernel = p->k->name,
-                          .device = p->device, .arch = p->arch.sm, .driver = p->driver,
-                          .signature = (char *)signature, .config = (char *)config, .cubin = s->key,
+    struct gt_centry e = {.signature = (char *)signature, .config = (char *)config, .cubin = s->key,
                           .strategy = (char *)gt_strategy_name(s->strategy), .time_us = best_us,
                           .baseline_us = base_us, .trials = s->trials,
-                          .space = gt_strategy_space_size(s->strategy) + 1, .tuned = when};
-    if (!gt.run.cache_path[0])
-        gt_warn("kernel %s: no cache directory; the tuning result is not kept", p->shown);
-    else
-        gt_cachewrite_save(gt.run.cache_path, gt.run.binary, &e, 1);
-    pthread_mutex_lock(&p->lock);
-    long at = gt_plan_add_cached(p, &e);
-    pthread_mutex_unlock(&p->lock);
-    return at;
+                          .space = gt_strategy_space_size(s->strategy) + 1};
+    return gt_plan_keep(s->p, &e);
 }
 
 /* Seconds spent in the snapshot, and running and checking kernels without

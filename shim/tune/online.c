@@ -1,0 +1,269 @@
+/* online.c: tuning on the application's own launches, without a session.
+ *
+ * GPUTUNE_MODE=online tunes only what cannot change results, so that
+ * nothing has to be saved, restored or checked: the configurations of a
+ * signature's space that change launch-time knobs alone (cache
+ * preference, shared-memory carve-out), run on the application's own
+ * function (run/direct.c), one knob away from the default.  These and the
+ * original take turns on the signature's own launches: after one untimed
+ * launch, ROUNDS rounds in rotating order, each launch timed by two events
+ * on the application's stream and read later without waiting.  Nothing is
+ * synchronized and no other thread is held; the launches being tried pass
+ * one at a time through this module's lock.  Once every time is read the
+ * fastest by median becomes the signature's choice and is written to the
+ * cache file, and the guard (run/guard.c) then checks it against the
+ * original on the launches that follow, as it checks any applied
+ * configuration.  A signature with K candidates besides the original is
+ * decided after 1 + (K + 1) * ROUNDS launches and the reads that follow. */
+#include "online.h"
+#include "alloc.h"
+#include "cachefile.h"
+#include "call.h"
+#include "direct.h"
+#include "hash.h"
+#include "median.h"
+#include "plan.h"
+#include "state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUNDS 4
+
+#define O (gt.tune.online) /* this module's part of the state */
+
+/* One configuration under trial; arm 0 is the original (the default). */
+struct arm {
+    uint32_t *cfg;
+    struct gt_knobs knobs;
+    double us[ROUNDS];
+    int n;
+};
+
+struct slot {
+    int arm;
+    CUevent ev[2]; /* NULL for the untimed first launch */
+};
+
+struct gt_online {
+    const struct gt_plan *p;
+    uint64_t sig;
+    struct arm *arms;
+    int narms;
+    struct slot *slots;
+    int nslots, issued, read;
+    int broken;  /* an event or a launch failed: the original stays */
+    int decided;
+};
+
+static void online_free(struct gt_online *o)
+{
+    for (int i = 0; o->arms && i < o->narms; i++)
+        free(o->arms[i].cfg);
+    free(o->arms);
+    free(o->slots);
+    free(o);
+}
+
+/* Adds cfg as an arm when it only changes launch-time knobs and the
+ * space's constraints allow it for this launch. */
+static int add_arm(struct gt_online *o, const struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l)
+{
+    struct arm a = {0};
+    int rebuild;
+    gt_plan_knobs(p, cfg, &a.knobs, &rebuild);
+    if ((o->narms && rebuild) || (o->narms && gt_space_check(p->space, cfg, l, NULL) != 1))
+        return 0;
+    size_t n = p->space->ndims + 1;
+    struct arm *v = gt_realloc(o->arms, (size_t)(o->narms + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    o->arms = v;
+    if (!(a.cfg = gt_malloc(n * sizeof *a.cfg)))
+        return -1;
+    memcpy(a.cfg, cfg, n * sizeof *a.cfg);
+    o->arms[o->narms++] = a;
+    return 0;
+}
+
+/* The original, then every configuration one launch-time knob away from it. */
+static struct gt_online *online_new(const struct gt_plan *p, const struct gt_call *c, uint64_t sig)
+{
+    const struct gt_space *sp = p->space;
+    struct gt_plan_launch env;
+    const struct gt_launch *l = gt_plan_launch_env(p, c, &env);
+    struct gt_online *o = gt_calloc(1, sizeof *o);
+    uint32_t *cfg = gt_calloc(sp->ndims + 1, sizeof *cfg);
+    int bad = !o || !cfg;
+    if (!bad) {
+        *o = (struct gt_online){.p = p, .sig = sig};
+        gt_space_default(sp, cfg);
+        bad = add_arm(o, p, cfg, l) != 0;
+    }
+    for (size_t d = 0; !bad && d < sp->ndims; d++)
+        for (uint32_t v = 0; !bad && v < sp->dims[d].n; v++) {
+            gt_space_default(sp, cfg);
+            cfg[d] = v;
+            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l) != 0;
+        }
+    free(cfg);
+    if (!bad) {
+        o->nslots = 1 + o->narms * ROUNDS;
+        bad = !(o->slots = gt_calloc((size_t)o->nslots, sizeof *o->slots));
+    }
+    for (int r = 0; !bad && r < ROUNDS; r++)
+        for (int j = 0; j < o->narms; j++)
+            o->slots[1 + r * o->narms + j].arm = (j + r) % o->narms;
+    if (bad && o)
+        online_free(o);
+    return bad ? NULL : o;
+}
+
+static uintptr_t key_of(const struct gt_plan *p, uint64_t sig)
+{
+    return (uintptr_t)(sig ^ gt_hash64(&p, sizeof p));
+}
+
+static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
+{
+    struct gt_online *o = gt_map_get(&O.trials, key_of(p, sig));
+    if (o)
+        return o->p == p && o->sig == sig ? o : NULL;
+    if (!(o = online_new(p, c, sig)))
+        return NULL;
+    if (gt_map_put(&O.trials, key_of(p, sig), o) != 0) {
+        online_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static void release(struct slot *s)
+{
+    for (int e = 0; e < 2; e++)
+        if (s->ev[e]) {
+            gt.drv.cuEventDestroy_v2(s->ev[e]);
+            s->ev[e] = NULL;
+        }
+}
+
+/* Reads the timed launches that finished, in order, without waiting. */
+static void read_done(struct gt_online *o)
+{
+    while (o->read < o->issued && !o->broken) {
+        struct slot *s = &o->slots[o->read];
+        float ms = 0;
+        if (s->ev[1]) {
+            CUresult q = gt.drv.cuEventQuery(s->ev[1]);
+            if (q == CUDA_ERROR_NOT_READY)
+                return;
+            struct arm *a = &o->arms[s->arm];
+            if (q != CUDA_SUCCESS || gt.drv.cuEventElapsedTime_v2(&ms, s->ev[0], s->ev[1]) != CUDA_SUCCESS ||
+                ms <= 0 || a->n >= ROUNDS)
+                o->broken = 1;
+            else
+                a->us[a->n++] = ms * 1e3;
+            release(s);
+        }
+        o->read++;
+    }
+}
+
+/* The next launch, with the configuration its slot names. */
+static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct gt_call *c)
+{
+    struct slot *s = &o->slots[o->issued++];
+    int per_thread = gt_call_per_thread(c), timed = o->issued > 1;
+    if (timed && (gt.drv.cuEventCreate(&s->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+                  gt.drv.cuEventCreate(&s->ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS)) {
+        release(s);
+        o->broken = 1;
+        timed = 0;
+    }
+    if (timed)
+        (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[0], c->s);
+    CUresult r;
+    if (s->arm == 0) {
+        gt_direct_restore(hd);
+        r = gt_call_launch(c, c->f, &c->g);
+    } else {
+        r = gt_direct_launch(hd, c, &o->arms[s->arm].knobs, &c->g);
+    }
+    if (timed)
+        (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[1], c->s);
+    if (r != CUDA_SUCCESS) /* the application's own error: its times mean nothing */
+        o->broken = 1;
+    return r;
+}
+
+static double median_of(const struct arm *a)
+{
+    double t[ROUNDS];
+    memcpy(t, a->us, sizeof t);
+    return gt_median(t, a->n);
+}
+
+/* Every time read: the fastest by median becomes the signature's choice,
+ * or the original stays; either is written to the cache file. */
+static void decide(struct gt_online *o, struct gt_plan *p, const char *signature)
+{
+    int best = 0;
+    double med[2] = {0, 0};
+    if (o->narms == 1) {
+        gt_debug("kernel %s: launch %s: no launch-time knob to try online", p->shown, signature);
+        o->broken = 1; /* nothing measured, nothing to keep */
+    } else if (!o->broken) {
+        for (int i = 1; i < o->narms; i++)
+            if (median_of(&o->arms[i]) < median_of(&o->arms[best]))
+                best = i;
+        med[0] = median_of(&o->arms[0]);
+        med[1] = median_of(&o->arms[best]);
+    }
+    char config[GT_SPACE_TEXT_MAX] = "";
+    gt_space_format(p->space, o->arms[best].cfg, config, sizeof config);
+    long entry = -1;
+    if (!o->broken) {
+        struct gt_centry e = {.signature = (char *)signature, .config = config, .cubin = "", .strategy = "online",
+                              .time_us = med[1], .baseline_us = med[0], .trials = (long)o->narms * ROUNDS,
+                              .space = (uint64_t)o->narms};
+        entry = gt_plan_keep(p, &e);
+        gt_info("kernel %s: launch %s tuned online over %d launches: %s %.2f us against %.2f us, %.2fx", p->shown,
+                signature, o->nslots, best ? config : "the original", med[1], med[0], med[0] / med[1]);
+    } else if (o->narms > 1) {
+        gt_debug("kernel %s: launch %s: a launch or an event failed while tuning online; the original stays",
+                 p->shown, signature);
+    }
+    pthread_mutex_lock(&p->lock);
+    struct gt_choice *ch = best ? gt_plan_choose(p, o->sig, signature, o->arms[best].cfg, "tuned online") : NULL;
+    if (ch) {
+        ch->time_us = med[1];
+        ch->baseline_us = med[0];
+        ch->entry = entry;
+    } else {
+        gt_plan_mark_done(p, o->sig);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
+                     const char *signature, CUresult *r)
+{
+    int ran = 0;
+    pthread_mutex_lock(&O.lock);
+    struct gt_online *o = online_of(p, c, sig);
+    if (o && !o->decided) {
+        read_done(o);
+        if (o->issued < o->nslots && !o->broken && o->narms > 1) {
+            *r = run_slot(o, hd, c);
+            ran = 1;
+        } else if (o->read == o->issued || o->broken || o->narms == 1) {
+            o->decided = 1;
+            decide(o, p, signature);
+        }
+    }
+    pthread_mutex_unlock(&O.lock);
+    if (!ran)
+        gt_direct_restore(hd);
+    return ran;
+}

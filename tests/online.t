@@ -1,0 +1,50 @@
+#!/bin/sh
+# GPUTUNE_MODE=online, on the CPU against the stand-in driver, whose events
+# time a function preferring L1 at FAKECUDA_L1_APP_MS and any other launch
+# at 0.25 ms: each signature's launch-time knobs take turns on the
+# application's own launches, without one synchronization or copy (those
+# calls fail here, and tune mode's sessions, which need them, fail), the
+# fastest is kept, checked by the guard and written to the cache file, and
+# the original stays where nothing beats it.
+. "$(dirname "$0")/lib.sh"
+
+H="$GT_BUILD/tests/helpers"
+export LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda" GPUTUNE_POLICY="$TMP/policy.ini"
+cat >"$GPUTUNE_POLICY" <<'INI'
+[kernel "*saxpy*"]
+cache = default, shared, l1, equal
+INI
+NOSYNC=cuStreamSynchronize,cuStreamSynchronize_ptsz,cuEventSynchronize,cuMemcpyDtoDAsync_v2,cuMemcpyDtoD_v2
+
+# minirt in mode $1, logged in $TMP/$2.log, with the cache of suffix $3.
+minirt() {
+    GPUTUNE_MODE=$1 GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/$2.log" GPUTUNE_CACHE_DIR="$TMP/cache$3" shim "$H/minirt"
+}
+
+out=$(FAKECUDA_FAIL=$NOSYNC FAKECUDA_L1_APP_MS=0.2 minirt online on)
+is "$out" "minirt: done" "online mode: the application runs"
+is "$(grep -c "kernel saxpy.* tuned online over 17 launches: cache=l1 200.00 us against 250.00 us, 1.25x" \
+    "$TMP/on.log")" 3 \
+    "  each signature of saxpy: the original and three other cache preferences, four turns each after one untimed launch"
+is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's own launches (4 and 4 timed); kept" \
+    "$TMP/on.log")" 3 "  then checked by the guard on the launches that follow"
+is "$(grep ' warn: \| error: ' "$TMP/on.log")" "" "  without a synchronization or a copy of the shim's own (they would fail)"
+is "$(grep -c '^strategy = online' "$TMP"/cache/minirt-*.ini)" 3 "  the results are written to the cache file"
+
+out=$(FAKECUDA_FAIL=$NOSYNC FAKECUDA_L1_APP_MS=0.2 minirt tune tune tune)
+check "where tune mode's sessions fail" grep -q "not tuned: saving its buffers failed" "$TMP/tune.log"
+
+out=$(FAKECUDA_L1_APP_MS=0.3 minirt run run)
+is "$out" "minirt: done" "a later run in run mode"
+is "$(grep -c "runs 'cache=l1' from the cache .*kept by an earlier run's check" "$TMP/run.log")" 3 \
+    "  applies the three results, unchecked since the guard kept them"
+
+out=$(FAKECUDA_L1_APP_MS=0.3 minirt online slower slower)
+is "$(grep -c "kernel saxpy.* tuned online over 17 launches: the original 250.00 us against 250.00 us, 1.00x" \
+    "$TMP/slower.log")" 3 "where L1 is slower, the original stays"
+is "$(grep -h '^config = ' "$TMP"/cacheslower/minirt-*.ini | sort -u)" "config = cache=default" \
+    "  and is written as the result"
+out=$(FAKECUDA_L1_APP_MS=0.3 minirt online again slower)
+check "  a later online run does not try again" sh -c "! grep -q 'tuned online' '$TMP/again.log'"
+
+done_testing
