@@ -6,8 +6,8 @@
  * launch not yet tuned starts a session (session.c); any other runs as the
  * application asked.  Only launches the driver accepted are counted, so the
  * application's errors reach it unchanged.  Cooperative launches and
- * launches into a capturing stream are counted and marked, and never run a
- * variant. */
+ * launches into a capturing stream are counted and marked; the first never
+ * run a variant, the second only one already settled (apply.c). */
 #include "apply.h"
 #include "capture.h"
 #include "session.h"

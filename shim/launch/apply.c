@@ -11,7 +11,9 @@
  * launch, allowed.c checks each launch's choice first; guard.c checks each
  * applied configuration against the original on the application's own
  * launches, and at exit its verdicts go to the cache file.  Cooperative
- * launches and launches into a capturing stream always run the original. */
+ * launches always run the original, and launches into a capturing stream
+ * run only a configuration already settled (plan.c: gt_plan_run_captured);
+ * nothing is tuned while a stream is captured. */
 #include "apply.h"
 #include "alloc.h"
 #include "arena.h"
@@ -314,9 +316,9 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
 {
     struct gt_plan *p = plan_of(hd->kernel);
-    if (!p || c->entry == GT_ENTRY_COOP || c->entry == GT_ENTRY_COOP_PTSZ ||
-        gt_capture_is_on(c->s, gt_call_per_thread(c)))
+    if (!p || c->entry == GT_ENTRY_COOP || c->entry == GT_ENTRY_COOP_PTSZ)
         return 0;
+    int captured = gt_capture_is_on(c->s, gt_call_per_thread(c));
     if (atomic_load_explicit(&hd->kernel->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
     uint64_t sig = 0;
@@ -339,8 +341,10 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
         return tune_turn(p, hd, c, sig, signature, r);
     if (ch && p->checks_launch)
         ch = gt_allowed_choice(p, ch, c, sig, signature);
-    if (ch && gt_plan_runs(ch))
+    if (ch && gt_plan_runs(ch) && !captured)
         return gt_plan_run(p, ch, hd, c, r);
+    if (ch && gt_plan_runs(ch) && gt_plan_run_captured(p, ch, hd, c, r))
+        return 1;
     gt_direct_restore(hd);
     return 0;
 }

@@ -551,18 +551,27 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
 
 /* The choice's variant for the current context and the launch's block,
  * loaded on first use; NULL (said once) when it cannot be had. */
-struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
-                                   const struct gt_geom *g)
+/* The choice's variant loaded in the current context for block size g's
+ * (when its launch bounds depend on it), or NULL; caller holds p->lock. */
+static struct gt_variant *loaded_variant(const struct gt_choice *ch, const struct gt_geom *g, unsigned block[3])
 {
     CUcontext ctx = NULL;
     gt.drv.cuCtxGetCurrent(&ctx);
-    unsigned block[3] = {0, 0, 0};
+    memset(block, 0, 3 * sizeof *block);
     if (ch->knobs.bounds)
-        memcpy(block, g->block, sizeof block);
-    pthread_mutex_lock(&p->lock);
+        memcpy(block, g->block, 3 * sizeof *block);
     struct gt_variant *v = ch->variants;
-    while (v && !(v->ctx == ctx && memcmp(v->block, block, sizeof block) == 0))
+    while (v && !(v->ctx == ctx && memcmp(v->block, block, 3 * sizeof *block) == 0))
         v = v->next;
+    return v;
+}
+
+struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
+                                   const struct gt_geom *g)
+{
+    unsigned block[3];
+    pthread_mutex_lock(&p->lock);
+    struct gt_variant *v = loaded_variant(ch, g, block);
     char err[1024];
     if (!v && !ch->failed && (v = gt_calloc(1, sizeof *v)) != NULL) {
         memcpy(v->block, block, sizeof block);
@@ -654,5 +663,34 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
     }
     if (checking && gt_guard_settle(&ch->guard, timed))
         verdict(p, ch);
+    return 1;
+}
+
+/* A launch into a capturing stream.  The graph replays what is captured
+ * here for as long as it lives, so only a configuration already settled
+ * goes in (kept by its guard, or run unchecked), and only as far as it can
+ * be captured: a variant already loaded in this context (the copies of its
+ * module variables are captured with it), or launch-time knobs without a
+ * cache preference (the carve-out goes with the launch; a cache preference
+ * is the function's, set on the host, and loading a module is no stream
+ * operation).  Returns as gt_plan_run. */
+int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c,
+                         CUresult *r)
+{
+    struct gt_geom g;
+    char err[512];
+    unsigned block[3];
+    int settled = !ch->guarded || !gt.run.guard || ch->guard.verdict == GT_GUARD_KEPT;
+    if (!settled || (!ch->rebuild && ch->knobs.cache != GT_CACHE_DEFAULT) ||
+        gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    struct gt_variant *v = ch->rebuild ? loaded_variant(ch, &g, block) : NULL;
+    pthread_mutex_unlock(&p->lock);
+    if (ch->rebuild && !v)
+        return 0;
+    *r = run_config(ch, v, hd, c, &g);
+    if (*r == CUDA_SUCCESS)
+        gt_reg_note_launch(hd, &c->g, c->entry, GT_LAUNCH_APPLIED | GT_LAUNCH_CAPTURED);
     return 1;
 }

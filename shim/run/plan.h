@@ -96,6 +96,8 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
                                    const struct gt_geom *g);
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_plan_runs(const struct gt_choice *ch);
+int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c,
+                         CUresult *r);
 long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e);
 void gt_plan_mark_done(struct gt_plan *p, uint64_t sig);
 int gt_plan_is_done(const struct gt_plan *p, uint64_t sig);

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Launches captured into a graph, on the CPU against the stand-in driver:
+# minirt launches scale seven times directly, then captures two launches
+# into a graph.  A configuration already settled (here forced, so run
+# unchecked) goes into the graph when it can be captured: a variant loaded
+# by the direct launches, or the carve-out, which goes with the launch; a
+# cache preference, set on the function rather than the launch, cannot,
+# and the captured launches run the original.  A configuration its guard
+# still checks stays out of the graph.
+. "$(dirname "$0")/lib.sh"
+
+H="$GT_BUILD/tests/helpers"
+export LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda" GPUTUNE_CACHE_DIR="$TMP/cache"
+
+# minirt with GPUTUNE_FORCE=$2 in mode $1; prints scale's captured and applied launches.
+scale() {
+    # scale takes no parameters, and its variant must agree with the original
+    out=$(FAKECUDA_PARAMS= GPUTUNE_FORCE=$2 GPUTUNE_MODE=$1 GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/log" \
+        shim "$H/minirt")
+    [ "$out" = "minirt: done" ] || echo "minirt: $out"
+    echo "captured=$(detail_of "$TMP/log" scale captured) applied=$(detail_of "$TMP/log" scale applied)"
+    grep ' warn: \| error: ' "$TMP/log"
+    rm -f "$TMP/log"
+}
+
+is "$(scale run 'scale maxrreg=32')" "captured=2 applied=9" \
+    "a variant (register limit) loaded by the direct launches runs in the graph too"
+is "$(scale run 'scale carveout=50')" "captured=2 applied=9" "a carve-out goes into the graph with the launch"
+is "$(scale run 'scale cache=l1')" "captured=2 applied=7" \
+    "a cache preference does not: the captured launches run the original"
+
+cat >"$TMP/policy.ini" <<'INI'
+[kernel "scale"]
+cache = default, l1
+carveout = default, 50
+INI
+# Tuned to cache=l1 (faster in its trials), unchecked; the entry then made
+# to say carveout=50, which a graph can hold.
+rm -rf "$TMP/cache"
+FAKECUDA_PARAMS= FAKECUDA_L1_TRIAL_MS=0.2 GPUTUNE_POLICY="$TMP/policy.ini" GPUTUNE_MODE=tune GPUTUNE_GUARD=off \
+    shim "$H/minirt" >/dev/null
+sed -i 's/^config = cache=l1 carveout=default$/config = cache=default carveout=50/' "$TMP"/cache/minirt-*.ini
+export GPUTUNE_POLICY="$TMP/policy.ini"
+is "$(scale run '')" "captured=2 applied=3" \
+    "a cached configuration its guard still checks runs on its share of the direct launches, and not in the graph"
+is "$(GPUTUNE_GUARD=off scale run '')" "captured=2 applied=9" "  with GPUTUNE_GUARD=off it runs in the graph too"
+
+done_testing
