@@ -345,7 +345,8 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
         return gt_plan_run(p, ch, hd, c, r);
     if (ch && gt_plan_runs(ch) && gt_plan_run_captured(p, ch, hd, c, r))
         return 1;
-    gt_direct_restore(hd);
+    if (!captured) /* nothing is set on a function during a capture (plan.c) */
+        gt_direct_restore(hd);
     return 0;
 }
 

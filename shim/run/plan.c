@@ -673,7 +673,9 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
  * module variables are captured with it), or launch-time knobs without a
  * cache preference (the carve-out goes with the launch; a cache preference
  * is the function's, set on the host, and loading a module is no stream
- * operation).  Returns as gt_plan_run. */
+ * operation).  Nothing is set on a function during a capture: a call the
+ * driver finds unsafe there would invalidate the application's capture.
+ * Returns as gt_plan_run. */
 int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c,
                          CUresult *r)
 {
@@ -681,7 +683,9 @@ int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_hand
     char err[512];
     unsigned block[3];
     int settled = !ch->guarded || !gt.run.guard || ch->guard.verdict == GT_GUARD_KEPT;
-    if (!settled || (!ch->rebuild && ch->knobs.cache != GT_CACHE_DEFAULT) ||
+    int knobs_only = !ch->rebuild;
+    if (!settled || (knobs_only && ch->knobs.cache != GT_CACHE_DEFAULT) ||
+        (knobs_only && atomic_load_explicit(&hd->cache_now, memory_order_relaxed) != GT_CACHE_DEFAULT) ||
         gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0)
         return 0;
     pthread_mutex_lock(&p->lock);
