@@ -6,7 +6,9 @@
 # by the direct launches, or the carve-out, which goes with the launch; a
 # cache preference, set on the function rather than the launch, cannot,
 # and the captured launches run the original.  A configuration its guard
-# still checks stays out of the graph.
+# still checks stays out of the graph.  A kernel node added by hand gets a
+# settled variant already loaded, and nothing else (a node has no stream for
+# module-variable copies and no place for a carve-out).
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -44,5 +46,21 @@ export GPUTUNE_POLICY="$TMP/policy.ini"
 is "$(scale run '')" "captured=2 applied=3" \
     "a cached configuration its guard still checks runs on its share of the direct launches, and not in the graph"
 is "$(GPUTUNE_GUARD=off scale run '')" "captured=2 applied=9" "  with GPUTUNE_GUARD=off it runs in the graph too"
+
+# minirt --nodes with GPUTUNE_FORCE=$1: the kernel nodes the driver got, and
+# scale's count of nodes given a variant.
+nodes() {
+    rm -f "$TMP/nodes"
+    out=$(FAKECUDA_NODES="$TMP/nodes" FAKECUDA_PARAMS= GPUTUNE_FORCE=$1 GPUTUNE_MODE=run GPUTUNE_LOG=debug \
+        GPUTUNE_LOG_FILE="$TMP/log" GPUTUNE_CACHE_DIR="$TMP/nodecache" shim "$H/minirt" --nodes)
+    [ "$out" = "minirt: done" ] || echo "minirt: $out"
+    echo "$(tr '\n' ';' <"$TMP/nodes") nodes=$(detail_of "$TMP/log" scale nodes)"
+    rm -f "$TMP/log"
+}
+unset GPUTUNE_POLICY
+is "$(nodes 'scale maxrreg=32')" "scale module 16x256;scale module 16x256; nodes=2" \
+    "a kernel node, added and set again, gets the variant the direct launches loaded"
+is "$(nodes 'scale carveout=50')" "scale kernel 16x256;scale kernel 16x256; nodes=0" \
+    "  a carve-out has no place in a node: the application's kernel"
 
 done_testing

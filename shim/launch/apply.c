@@ -350,6 +350,48 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     return 0;
 }
 
+/* A kernel node a graph gets explicitly (cuGraphAddKernelNode and the
+ * parameter setters): *out is *in with the settled configuration of its
+ * signature when a node can hold it (plan.c: gt_plan_node_function).
+ * Returns 1 when it changed anything. */
+int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *out)
+{
+    CUfunction f = in->func ? in->func : (CUfunction)in->kern;
+    struct gt_handle *hd = f ? gt_reg_lookup(f) : NULL;
+    struct gt_plan *p = hd ? plan_of(hd->kernel) : NULL;
+    CUcontext now = NULL;
+    if (!p || (!in->func && in->ctx && (gt.drv.cuCtxGetCurrent(&now) != CUDA_SUCCESS || now != in->ctx)))
+        return 0;
+    struct gt_call c = {.entry = GT_ENTRY_LAUNCH, .f = f, .params = in->kernelParams, .extra = in->extra,
+                        .g = {{in->gridDimX, in->gridDimY, in->gridDimZ}, {in->blockDimX, in->blockDimY, in->blockDimZ},
+                              in->sharedMemBytes}};
+    uint64_t sig = 0;
+    char signature[GT_PLAN_SIGNATURE_MAX];
+    if (atomic_load_explicit(&hd->kernel->nparams, memory_order_relaxed) < 0)
+        gt_reg_learn_params(hd);
+    if (gt_plan_signature(p, &c, &sig, signature, sizeof signature) != 0)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    struct gt_choice *ch = gt_plan_find(p, sig);
+    pthread_mutex_unlock(&p->lock);
+    if (ch && p->checks_launch)
+        ch = gt_allowed_choice(p, ch, &c, sig, signature);
+    struct gt_geom g;
+    CUfunction fn = ch && gt_plan_runs(ch) ? gt_plan_node_function(p, ch, &c, &g) : NULL;
+    if (!fn)
+        return 0;
+    *out = *in;
+    out->func = fn;
+    out->kern = NULL;
+    out->ctx = NULL;
+    out->gridDimX = g.grid[0], out->gridDimY = g.grid[1], out->gridDimZ = g.grid[2];
+    out->blockDimX = g.block[0], out->blockDimY = g.block[1], out->blockDimZ = g.block[2];
+    out->sharedMemBytes = g.smem;
+    atomic_fetch_add_explicit(&hd->kernel->nodes, 1, memory_order_relaxed);
+    gt_debug("kernel %s: a graph node for launch %s runs '%s'", p->shown, signature, ch->config);
+    return 1;
+}
+
 /* ---- at exit: what the guards measured ---- */
 
 struct guard_sum {

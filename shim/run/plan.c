@@ -666,6 +666,24 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
     return 1;
 }
 
+/* A kernel node's function with the choice's configuration, in *g its
+ * geometry, or NULL: as for a captured launch (gt_plan_run_captured), only
+ * a settled configuration, and only a variant already loaded in the current
+ * context whose module variables need no copies (a node has no stream to
+ * copy them on, and the carve-out has no place in its parameters). */
+CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c, struct gt_geom *g)
+{
+    char err[512];
+    unsigned block[3];
+    int settled = !ch->guarded || !gt.run.guard || ch->guard.verdict == GT_GUARD_KEPT;
+    if (!settled || !ch->rebuild || gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
+        return NULL;
+    pthread_mutex_lock(&p->lock);
+    struct gt_variant *v = loaded_variant(ch, g, block);
+    pthread_mutex_unlock(&p->lock);
+    return v && !v->nvars ? v->fn : NULL;
+}
+
 /* A launch into a capturing stream.  The graph replays what is captured
  * here for as long as it lives, so only a configuration already settled
  * goes in (kept by its guard, or run unchecked), and only as far as it can

@@ -96,6 +96,8 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
                                    const struct gt_geom *g);
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_plan_runs(const struct gt_choice *ch);
+CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c,
+                                 struct gt_geom *g);
 int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c,
                          CUresult *r);
 long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e);

@@ -73,9 +73,9 @@ static void detail(struct gt_kernel *k, const char *shown)
     pthread_mutex_lock(&k->lock);
     int np = atomic_load(&k->nparams);
     if (n < sizeof buf)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "; captured=%lu cooperative=%lu applied=%lu; params=%d",
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "; captured=%lu cooperative=%lu applied=%lu nodes=%lu; params=%d",
                               atomic_load(&k->captured), atomic_load(&k->cooperative), atomic_load(&k->applied),
-                              np < 0 ? 0 : np);
+                              atomic_load(&k->nodes), np < 0 ? 0 : np);
     for (int i = 0; i < np && n < sizeof buf; i++)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%u:%u", i ? "," : " [", k->params[i].offset,
                               k->params[i].size);

@@ -43,6 +43,7 @@ struct gt_kernel {
     atomic_ulong captured;   /* launches recorded into a graph, not run */
     atomic_ulong cooperative;
     atomic_ulong applied;    /* launches that ran a variant instead */
+    atomic_ulong nodes;      /* graph kernel nodes given a variant (launch/apply.c: gt_apply_node) */
     atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
     struct gt_plan *plan;
     _Atomic uint64_t last_geom; /* fingerprint of the last geometry seen */

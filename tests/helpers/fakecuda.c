@@ -10,6 +10,9 @@
  * what allocates, launch failed for what runs or waits, invalid value for the
  * rest).  FAKECUDA_COUNT=FILE writes at exit how many calls there were and
  * which one failed.
+ * FAKECUDA_NODES=FILE appends, for each kernel node added or set, its
+ * function's name, where it came from (kernel, function, module) and its
+ * grid and block width.
  * FAKECUDA_PARAMS="offset:size,..." sets the parameter layout every kernel
  * reports (default: an int, a float and two pointers).  Two events time
  * 0.25 ms, or, when the last launch before the second ran a function set to
@@ -30,6 +33,7 @@
 struct fake_func {
     unsigned magic;
     int is_kernel;
+    int from_module; /* got from cuModuleGetFunction: a module the application (or the shim) loaded */
     CUfunc_cache cache;
     char name[128];
     struct fake_func *next;
@@ -167,7 +171,9 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
     CALL(OTHER);
     (void)m;
-    *f = (CUfunction)make_func(name, 0);
+    struct fake_func *fn = make_func(name, 0);
+    fn->from_module = 1;
+    *f = (CUfunction)fn;
     return CUDA_SUCCESS;
 }
 
@@ -542,6 +548,50 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
     return CUDA_SUCCESS;
 }
 
+/* Graphs hold nothing here: a kernel node only checks its function. */
+CUresult cuGraphCreate(CUgraph *g, unsigned flags)
+{
+    CALL(ALLOCATES);
+    (void)flags;
+    *g = (CUgraph)calloc(1, 16);
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroy(CUgraph g) { CALL(OTHER); free(g); return CUDA_SUCCESS; }
+static CUresult node_params(const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    const struct fake_func *f = p ? (p->func ? (const void *)p->func : (const void *)p->kern) : NULL;
+    if (!valid(f))
+        return CUDA_ERROR_INVALID_VALUE;
+    const char *path = getenv("FAKECUDA_NODES");
+    FILE *out = path ? fopen(path, "a") : NULL;
+    if (out) {
+        fprintf(out, "%s %s %ux%u\n", f->name, f->from_module ? "module" : f->is_kernel ? "kernel" : "function",
+                p->gridDimX, p->blockDimX);
+        fclose(out);
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                 const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    CALL(OTHER);
+    (void)g, (void)deps, (void)ndeps;
+    *n = (CUgraphNode)(uintptr_t)1;
+    return node_params(p);
+}
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    CALL(OTHER);
+    (void)n;
+    return node_params(p);
+}
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    CALL(OTHER);
+    (void)e, (void)n;
+    return node_params(p);
+}
+
 static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *st)
 {
     (void)s;
@@ -585,6 +635,10 @@ static const struct {
     {"cuMemFreeAsync", (void *)cuMemFreeAsync, NULL},
     {"cuStreamBeginCapture", (void *)cuStreamBeginCapture_v2, NULL},
     {"cuStreamEndCapture", (void *)cuStreamEndCapture, NULL},
+    {"cuGraphCreate", (void *)cuGraphCreate, NULL},
+    {"cuGraphDestroy", (void *)cuGraphDestroy, NULL},
+    {"cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2, NULL},
+    {"cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams_v2, NULL},
 };
 
 static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags, CUdriverProcAddressQueryResult *status)

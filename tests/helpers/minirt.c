@@ -13,6 +13,9 @@
  *   minirt --driver NAME            load the driver under another name (a
  *                                   missing one: a machine with no driver)
  *   minirt --probe                  tell which symbols dlsym(RTLD_DEFAULT) finds
+ *   minirt --nodes                  the fixed workload, then a graph built by
+ *                                   hand: a kernel node of scale, added and
+ *                                   set again
  *   minirt --mix                    saxpy at grid 8 once a round for 4 rounds,
  *                                   then at grid 16 five times a round and at
  *                                   grid 8 once, for 4 rounds: grid 16 is the
@@ -99,6 +102,10 @@ static struct {
     PFN_cuStreamBeginCapture_v10010 streamBeginCapture;
     PFN_cuStreamEndCapture_v10000 streamEndCapture;
     PFN_cuCtxSynchronize_v2000 ctxSynchronize;
+    PFN_cuGraphCreate_v10000 graphCreate;
+    PFN_cuGraphDestroy_v10000 graphDestroy;
+    PFN_cuGraphAddKernelNode_v12000 graphAddKernelNode;
+    PFN_cuGraphKernelNodeSetParams_v12000 graphKernelNodeSetParams;
 } cu;
 
 static CUkernel saxpy, scale, fill, copy;
@@ -250,7 +257,7 @@ static int in_child(void)
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0;
+    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
@@ -259,6 +266,8 @@ int main(int argc, char **argv)
             copy_only = 1;
         if (strcmp(argv[i], "--mix") == 0)
             mix = 1;
+        if (strcmp(argv[i], "--nodes") == 0)
+            nodes = 1;
         if (strcmp(argv[i], "--ptsz") == 0)
             flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
@@ -301,6 +310,10 @@ int main(int argc, char **argv)
     R(streamBeginCapture, "cuStreamBeginCapture");
     R(streamEndCapture, "cuStreamEndCapture");
     R(ctxSynchronize, "cuCtxSynchronize");
+    R(graphCreate, "cuGraphCreate");
+    R(graphDestroy, "cuGraphDestroy");
+    R(graphAddKernelNode, "cuGraphAddKernelNode");
+    R(graphKernelNodeSetParams, "cuGraphKernelNodeSetParams");
 #undef R
     if ((void *)cu.ctxSynchronize != dlsym(h, "cuCtxSynchronize")) {
         printf("minirt: cuCtxSynchronize was replaced\n");
@@ -363,6 +376,16 @@ int main(int argc, char **argv)
     launch(scale, 16, 256);
     launch(scale, 16, 256);
     check("cuStreamEndCapture", cu.streamEndCapture(NULL, &graph));
+    if (nodes) {
+        CUgraph g;
+        CUgraphNode node;
+        CUDA_KERNEL_NODE_PARAMS np = {.gridDimX = 16, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 256, .blockDimY = 1,
+                                      .blockDimZ = 1, .kern = scale};
+        check("cuGraphCreate", cu.graphCreate(&g, 0));
+        check("cuGraphAddKernelNode", cu.graphAddKernelNode(&node, g, NULL, 0, &np));
+        check("cuGraphKernelNodeSetParams", cu.graphKernelNodeSetParams(node, &np));
+        check("cuGraphDestroy", cu.graphDestroy(g));
+    }
     /* A launch the driver refuses must not be counted. */
     if (cu.launchKernel((CUfunction)saxpy, 1, 1, 1, 4096, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS) {
         printf("minirt: an invalid launch succeeded\n");
