@@ -22,6 +22,7 @@ struct gt_state gt = {
         .reg = {.lock = PTHREAD_MUTEX_INITIALIZER, .handles = MAP_INIT, .owners = MAP_INIT, .by_key = MAP_INIT},
         .mem = {.lock = PTHREAD_RWLOCK_INITIALIZER},
         .rtc = {.lock = PTHREAD_MUTEX_INITIALIZER, .live = MAP_INIT},
+        .triton = {.lock = PTHREAD_MUTEX_INITIALIZER},
     },
     .tune = {
         .ser = {.lock = PTHREAD_MUTEX_INITIALIZER},

@@ -41,6 +41,7 @@ struct gt_cachefile;
 struct gt_session_result;
 struct gt_devk;
 struct gt_meter;
+struct gt_triton_cubin;
 
 /* track/registry.c: every image, module, library and kernel loaded. */
 struct gt_registry {
@@ -69,6 +70,13 @@ struct gt_track_state {
     struct gt_memtrack mem;   /* the application's allocations (base/memtrack.c) */
     struct gt_rtcprogs rtc;
     atomic_int captures;      /* track/capture.c: captures begun and not yet ended, process-wide */
+    struct {
+        pthread_mutex_t lock;
+        char **dirs;          /* the cache's entries already looked into */
+        size_t ndirs, capdirs;
+        struct gt_triton_cubin *cubins; /* every cubin found in them */
+        size_t ncubins, capcubins;
+    } triton;                 /* track/triton.c: Triton's cache directory */
 };
 
 struct gt_force {

@@ -27,6 +27,8 @@ struct gt_image {
     int ptx_arch;               /* best PTX target (e.g. 75), 0 if the image has none */
     int sass_arch;              /* highest SASS architecture, 0 if none */
     const struct gt_nvrtc_program *nvrtc; /* the source, for NVRTC output */
+    char *sibling_ptx;          /* a cubin's PTX found beside a copy of it (Triton's cache), owned */
+    char *sibling_path;         /* where */
     struct gt_image *next;
 };
 

@@ -151,15 +151,17 @@ int gt_image_ptx(const struct gt_image *img, int device_arch, struct gt_image_pt
 {
     *out = NULL;
     *n = 0;
-    if (!img->bytes || img->format == GT_FMT_CUBIN || img->format == GT_FMT_UNKNOWN)
+    int text = img->format == GT_FMT_PTX || (img->format == GT_FMT_CUBIN && img->sibling_ptx);
+    if (!img->bytes || img->format == GT_FMT_UNKNOWN || (img->format == GT_FMT_CUBIN && !text))
         return 0;
     size_t cap = img->format == GT_FMT_WRAPPER ? MAX_FATBINS : 1;
     struct gt_image_ptx *p = gt_calloc(cap, sizeof *p);
     if (!p)
         return gt_errf(err, errlen, "out of memory");
     int r;
-    if (img->format == GT_FMT_PTX) {
-        r = take_text(p, (const char *)img->bytes, img->size, err, errlen);
+    if (text) {
+        const char *t = img->format == GT_FMT_PTX ? (const char *)img->bytes : img->sibling_ptx;
+        r = take_text(p, t, img->format == GT_FMT_PTX ? img->size : strlen(t), err, errlen);
         *n = r == 0 && gt_image_ptx_fits(p->arch, p->suffix, device_arch) ? 1 : 0;
         if (!*n)
             clear_one(p);

@@ -49,7 +49,7 @@ static void describe_ptx(const struct gt_image *img, char *out, size_t cap)
     if (!img || !img->bytes)
         snprintf(out, cap, "unknown");
     else if (img->ptx_arch)
-        snprintf(out, cap, "compute_%d", img->ptx_arch);
+        snprintf(out, cap, "compute_%d%s", img->ptx_arch, img->sibling_ptx ? "+triton" : "");
     else
         snprintf(out, cap, "none");
 }
@@ -88,6 +88,20 @@ static void detail(struct gt_kernel *k, const char *shown)
     }
     pthread_mutex_unlock(&k->lock);
     gt_debug("%s", buf);
+}
+
+/* How many launched kernels tune mode can rebuild from source, from PTX,
+ * or not at all. */
+static void code_summary(struct gt_kernel **ks, size_t n)
+{
+    size_t source = 0, ptx = 0, sass = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct gt_image *img = ks[i]->image;
+        source += img && img->nvrtc;
+        ptx += img && !img->nvrtc && img->ptx_arch;
+        sass += !img || (!img->nvrtc && !img->ptx_arch);
+    }
+    gt_info("kernels launched: %zu with source (NVRTC), %zu with PTX, %zu SASS only (or unknown)", source, ptx, sass);
 }
 
 static void table(struct gt_kernel **ks, size_t n)
@@ -135,6 +149,7 @@ void gt_report_exit(void)
     gt_info("mode %s: %zu kernels launched, %zu more looked up but not launched, from %zu images",
             gt_mode_name(gt.mode), launched, n - launched, nimages);
     table(ks, gt_log_enabled(GT_LOG_DEBUG) ? n : launched);
+    code_summary(ks, launched);
     gt_info("memory: %zu allocations tracked at exit, peak %.1f MiB", gt.track.mem.count,
             (double)gt.track.mem.peak_bytes / (1 << 20));
     gt_interpose_report();

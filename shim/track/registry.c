@@ -16,6 +16,7 @@
 #include "fatbin.h"
 #include "hash.h"
 #include "rtcprog.h"
+#include "triton.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -113,6 +114,8 @@ static void log_image(const struct gt_image *img)
     char source[1024] = "";
     if (img->path)
         snprintf(source, sizeof source, ", file %s", img->path);
+    if (img->sibling_path)
+        snprintf(source, sizeof source, ", PTX from %s", img->sibling_path);
     if (img->nvrtc) {
         size_t n = (size_t)snprintf(source, sizeof source, ", NVRTC program %s, options:", img->nvrtc->name);
         for (int i = 0; i < img->nvrtc->noptions && n < sizeof source; i++)
@@ -146,6 +149,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
     }
     if (img->bytes)
         gt_image_describe(img);
+    gt_triton_find(img);
     img->path = path ? gt_strdup(path) : NULL;
 
     pthread_mutex_lock(&gt.track.reg.lock);
@@ -160,6 +164,8 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
         if (img->owned)
             free((void *)img->bytes);
         free(img->path);
+        free(img->sibling_ptx);
+        free(img->sibling_path);
         free(img);
         return same;
     }

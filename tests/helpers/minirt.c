@@ -16,6 +16,9 @@
  *   minirt --nodes                  the fixed workload, then a graph built by
  *                                   hand: a kernel node of scale, added and
  *                                   set again
+ *   minirt --cubin FILE             load FILE's bytes with cuModuleLoadData, as
+ *                                   Triton loads a kernel, and launch its
+ *                                   scale(n, a, x, y) three times
  *   minirt --mix                    saxpy at grid 8 once a round for 4 rounds,
  *                                   then at grid 16 five times a round and at
  *                                   grid 8 once, for 4 rounds: grid 16 is the
@@ -106,6 +109,8 @@ static struct {
     PFN_cuGraphDestroy_v10000 graphDestroy;
     PFN_cuGraphAddKernelNode_v12000 graphAddKernelNode;
     PFN_cuGraphKernelNodeSetParams_v12000 graphKernelNodeSetParams;
+    PFN_cuModuleLoadData_v2000 moduleLoadData;
+    PFN_cuModuleGetFunction_v2000 moduleGetFunction;
 } cu;
 
 static CUkernel saxpy, scale, fill, copy;
@@ -254,10 +259,37 @@ static int in_child(void)
     exit(WEXITSTATUS(st));
 }
 
+/* --cubin: FILE's bytes loaded as a module, its scale launched three times. */
+static int run_cubin(const char *path, CUdeviceptr x, CUdeviceptr y)
+{
+    static char bytes[1 << 22];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+    if (f)
+        fclose(f);
+    if (!n) {
+        printf("minirt: cannot read %s\n", path);
+        return 3;
+    }
+    CUmodule m;
+    CUfunction fn;
+    check("cuModuleLoadData", cu.moduleLoadData(&m, bytes));
+    check("cuModuleGetFunction", cu.moduleGetFunction(&fn, m, "scale"));
+    unsigned count = 256;
+    float a = 2;
+    void *args[] = {&count, &a, &x, &y};
+    for (int i = 0; i < 3; i++)
+        check("cuLaunchKernel", cu.launchKernel(fn, 1, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    check("cuCtxSynchronize", cu.ctxSynchronize());
+    printf("minirt: done\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
     int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0;
+    const char *cubin = NULL;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
@@ -268,6 +300,8 @@ int main(int argc, char **argv)
             mix = 1;
         if (strcmp(argv[i], "--nodes") == 0)
             nodes = 1;
+        if (strcmp(argv[i], "--cubin") == 0 && i + 1 < argc)
+            cubin = argv[++i];
         if (strcmp(argv[i], "--ptsz") == 0)
             flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
@@ -314,6 +348,8 @@ int main(int argc, char **argv)
     R(graphDestroy, "cuGraphDestroy");
     R(graphAddKernelNode, "cuGraphAddKernelNode");
     R(graphKernelNodeSetParams, "cuGraphKernelNodeSetParams");
+    R(moduleLoadData, "cuModuleLoadData");
+    R(moduleGetFunction, "cuModuleGetFunction");
 #undef R
     if ((void *)cu.ctxSynchronize != dlsym(h, "cuCtxSynchronize")) {
         printf("minirt: cuCtxSynchronize was replaced\n");
@@ -346,6 +382,8 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    if (cubin)
+        return run_cubin(cubin, buf[1], buf[2]);
     if (mix) {
         for (int round = 0; round < 8; round++) {
             for (int i = 0; round >= 4 && i < 5; i++)

@@ -1,0 +1,47 @@
+#!/bin/sh
+# A cubin loaded from memory, as Triton loads its kernels, on the CPU
+# against the stand-in driver: its bytes are SASS only, but where Triton's
+# cache directory holds the identical cubin with its PTX beside it, that
+# PTX is the kernel's, and tune mode builds variants from it.
+. "$(dirname "$0")/lib.sh"
+
+H="$GT_BUILD/tests/helpers"
+F="$GT_BUILD/fixtures"
+[ -f "$F/kernels.cubin" ] && [ -f "$F/kernels.ptx" ] || skip_all "no fixtures (nvcc needed to build them)"
+export LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda" GPUTUNE_SET='budget.trials=2'
+
+# A Triton cache: an entry with the cubin and its PTX, one with junk.
+mkdir -p "$TMP/triton/f00d/other" "$TMP/triton/c0de"
+cp "$F/kernels.cubin" "$TMP/triton/c0de/scale.cubin"
+cp "$F/kernels.ptx" "$TMP/triton/c0de/scale.ptx"
+echo junk >"$TMP/triton/f00d/x.cubin"
+
+# minirt --cubin in tune mode with TRITON_CACHE_DIR=$1, logged in $TMP/$2.log.
+load() {
+    rm -rf "$TMP/cache"
+    TRITON_CACHE_DIR=$1 GPUTUNE_MODE=tune GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$2.log" \
+        GPUTUNE_CACHE_DIR="$TMP/cache" shim "$H/minirt" --cubin "$F/kernels.cubin"
+}
+
+is "$(load "$TMP/triton" found)" "minirt: done" "a cubin loaded from memory, Triton's cache beside"
+check "  its PTX is found beside the identical cubin" \
+    grep -q "image: memory cubin, [0-9]* bytes, ptx 90, sass 90, PTX from $TMP/triton/c0de/scale.ptx" "$TMP/found.log"
+check "  the exit table says where it came from" grep -q "memory:cubin  *compute_90+triton  *scale" "$TMP/found.log"
+check "  and counts it among the kernels with PTX" \
+    grep -q "kernels launched: 0 with source (NVRTC), 1 with PTX, 0 SASS only" "$TMP/found.log"
+check "  tune mode builds variants from it" grep -q "kernel scale: .* waiting for builds" "$TMP/found.log"
+check "  and does not call it SASS only" sh -c "! grep -q '(SASS only)' '$TMP/found.log'"
+
+cp "$F/kernels.cubin" "$TMP/other.cubin"
+printf 'X' | dd of="$TMP/other.cubin" bs=1 seek=200 conv=notrunc 2>/dev/null
+rm -rf "$TMP/triton/c0de"
+mkdir -p "$TMP/triton/beef"
+cp "$TMP/other.cubin" "$TMP/triton/beef/scale.cubin"
+cp "$F/kernels.ptx" "$TMP/triton/beef/scale.ptx"
+is "$(load "$TMP/triton" differs)" "minirt: done" "a cached cubin of the same size but other bytes"
+check "  is not taken for it: SASS only" grep -q "image: memory cubin, [0-9]* bytes, ptx 0, sass 90$" "$TMP/differs.log"
+
+is "$(load "$TMP/nowhere" none)" "minirt: done" "no Triton cache directory"
+check "  SASS only, quietly" sh -c "grep -q 'ptx 0, sass 90\$' '$TMP/none.log' && ! grep -q ' warn: ' '$TMP/none.log'"
+
+done_testing
