@@ -231,11 +231,15 @@ $(BUILD)/bench/watchdog_overhead: bench/watchdog_overhead.c $(BUILD)/libgtcore.a
 export GT_BUILD := $(abspath $(BUILD))
 export GT_SANITIZE := $(if $(SAN),1,)
 
+# PROVE_JOBS=N runs N test files at once (CI: one per processor); the GPU
+# tests are meant to run one at a time, the default.
+PROVE_JOBS ?= 1
+
 check:
-	prove --exec '' tests/*.t $(BUILD)/tests/*.t
+	prove -j$(PROVE_JOBS) --exec '' tests/*.t $(BUILD)/tests/*.t
 
 test: all
-	prove --exec '' tests/*.t $(BUILD)/tests/*.t
+	prove -j$(PROVE_JOBS) --exec '' tests/*.t $(BUILD)/tests/*.t
 
 DEMO_ENV := GPUTUNE_LOG=info GPUTUNE_CACHE_DIR=$(abspath $(BUILD))/demo-cache \
             GPUTUNE_POLICY=$(abspath tests/fixtures/examples.ini)
