@@ -94,6 +94,13 @@ fake --rounds 1 --out "$out" mlp >"$TMP/again.out" 2>&1
 is "$?" 0 "again into the same directory: exit status 0"
 check "the workload's directory is cleared first" test ! -e "$out/mlp/stray"
 is "$(cell "$TMP/again.out" mlp 8)" "3 (2 faster, 1 applied)" "and its tuned cache: the first tune run tunes again"
+FAKE_OUT=$TMP/online fake --rounds 2 --online --out "$TMP/online" mlp >"$TMP/online.out" 2>&1
+is "$?" 0 "--online: exit status 0"
+check "  a column more" grep -q '^| workload | plain ms | off | run (empty) | tune (steady) | run (tuned) | online | bitwise |' \
+    "$TMP/online.out"
+is "$(cell "$TMP/online.out" mlp 7)" "1.7 (0.850x, 0.85-0.85)" "  online: a fresh empty cache directory each round"
+is "$(grep '^mlp r2 ' "$TMP/online.out" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' ')" \
+    "off run-empty tune run-tuned online plain " "  the sixth way in the rotation"
 mkdir -p "$TMP/other/mlp"
 fake --out "$TMP/other" mlp >/dev/null 2>"$TMP/other.err"
 is "$?" 2 "a workload directory the driver did not make: exit status 2"
