@@ -3,8 +3,9 @@
 # times 0.25 ms, so a signature's share of GPU time is its launches):
 # without a budget every signature is tuned at its first launch; under one,
 # the hotter is tuned first though measured later, a progress line says how
-# far tuning has come, and once the budget is spent nothing more is tuned,
-# nothing is written for what was not, and a later run tunes it.
+# far tuning has come, and once the budget is spent nothing more is tuned;
+# a session the budget cuts short keeps nothing, nothing is written for what
+# was not tuned, and a later run tunes it.
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -23,7 +24,7 @@ order() {
 }
 
 entries() {
-    grep -c '^\[entry ' "$TMP"/cache/minirt-*.ini
+    cat "$TMP"/cache/minirt-*.ini 2>/dev/null | grep -c '^\[entry '
 }
 
 is "$(mix '' plain)" "minirt: done" "no budget: the application runs"
@@ -40,13 +41,16 @@ check "  and at exit, all of it" grep -q "info: tuning: 2 of 2 signatures seen (
     "$TMP/hot.log"
 is "$(entries)" 2 "  both results are written"
 
-is "$(mix 0.000001 spent)" "minirt: done" "a budget spent by the first session: the application runs"
-is "$(order spent)" "16 " "  only the hottest signature is tuned"
+is "$(mix 0.000001 spent)" "minirt: done" "a budget spent within the first session: the application runs"
+check "  the hottest signature's session is cut short by it, and keeps nothing" \
+    grep -q "kernel saxpy.*launch grid=16,1,1 .* not tuned: the process's tuning budget ran out after 0 trials; a later run tunes it" \
+    "$TMP/spent.log"
+is "$(order spent)" "" "  no other session starts"
 check "  the end of the budget is said once" \
     test "$(grep -c 'the budget of 1e-06 s is spent after 1 sessions; nothing more is tuned in this run' "$TMP/spent.log")" = 1
-is "$(entries)" 1 "  nothing is written for the signature not tuned"
+is "$(entries)" 0 "  nothing is written"
 is "$(mix '' later keep)" "minirt: done" "a later run without a budget"
-is "$(order later)" "8 " "  tunes what the budget left"
+is "$(order later)" "8 16 " "  tunes what the budget left"
 is "$(entries)" 2 "  and writes it"
 
 out=$(GPUTUNE_BUDGET=0 GPUTUNE_MODE=tune GPUTUNE_CACHE_DIR="$TMP/cache0" shim "$H/minirt" --mix 2>&1)

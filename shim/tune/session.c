@@ -771,7 +771,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
     char why[1024] = "";
     double t0 = now(), baseline = -1;
-    double seconds = gt_budget_allows(st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS);
+    double wanted = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
+    double seconds = gt_budget_allows(wanted);
     unsigned long lost = gt_alloc_failures();
     begin_exclusive();
     gt.run.jit.answer_ms = (int)(seconds * 1000); /* a compiler worker gets no longer than the session */
@@ -790,13 +791,20 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         else
             prepared = GT_FAILED;
     }
-    int ok = prepared == GT_OK;
-    int winner = -1;
+    int ok = prepared == GT_OK, winner = -1, cut = 0;
     if (ok) {
         search(&s, budget, t0 + seconds);
-        winner = remeasure(&s, &baseline);
+        /* ended by the process's budget, not its own: a later run tunes it whole */
+        cut = seconds < wanted && s.trials < budget && now() >= t0 + seconds;
+        winner = cut ? -1 : remeasure(&s, &baseline);
     }
     restore_app(&s);
+    if (cut) {
+        prepared = GT_UNAVAILABLE;
+        snprintf(why, sizeof why, "the process's tuning budget ran out after %ld trials; a later run tunes it",
+                 s.trials);
+        ok = 0;
+    }
     uint32_t *dflt = ok ? gt_calloc(p->space->ndims + 1, sizeof *dflt) : NULL;
     if (gt_alloc_failures() != lost) { /* what the session found, or its end, may be what was lost */
         prepared = GT_NO_MEMORY;
