@@ -3,8 +3,8 @@
 # malloc: tests/helpers/failalloc.c, preloaded with the shim, fails the N-th
 # allocation made from the shim's code (FAILALLOC_AFTER=N), never one of the
 # application's, so every failure it injects is the shim's.  A tune session of
-# minirt --copy, then a run of it with the file that session wrote, count
-# them; then every k-th fails in turn (GT_MALLOC_STEP=1 fails each): the
+# minirt --copy (and one in online mode), then a run of it with the file
+# that session wrote, count them; then every k-th fails in turn (GT_MALLOC_STEP=1 fails each): the
 # application must print and exit as it does without the shim, its cache
 # file hold nothing that a run without faults would not, and the user see
 # exactly one warning, whole (shim/base/alloc.c counts every failure, and
@@ -77,6 +77,7 @@ sweep() {
 
 clean=$("$H/minirt" --copy; echo "rc=$?")
 clean=$(echo "$clean" | tr '\n' ' ')
+MODE=online sweep
 MODE=retune sweep
 mv "$TMP/cache0" "$TMP/tuned"
 MODE=run sweep
