@@ -46,7 +46,8 @@ static const struct gt_env_var vars[GT_ENV_COUNT] = {
     [GT_ENV_SEED] = {"GPUTUNE_SEED", GT_ENV_INT, FIELD(seed), .max = UINT64_MAX, .dflt = "0x853c49e6748fea9b",
                      .meaning = "seed of the random search strategies, mixed with each kernel and signature"},
     [GT_ENV_REPORT] = {"GPUTUNE_REPORT", GT_ENV_PATH, FIELD(report), .unset = "none",
-                       .meaning = "a CSV of every signature tuned in the run, written at exit"},
+                       .meaning = "a CSV of every signature tuned in the run, written at exit; %p in it becomes "
+                                  "the process id"},
     [GT_ENV_WATCHDOG] = {"GPUTUNE_WATCHDOG", GT_ENV_ENUM, FIELD(watchdog), WORDS("off", "entry", "loops"),
                          .dflt = "loops", .meaning = "how trials far slower than the best are cut short"},
     [GT_ENV_GUARD] = {"GPUTUNE_GUARD", GT_ENV_ENUM, FIELD(guard), WORDS("off", "on"), .dflt = "on",
@@ -54,7 +55,7 @@ static const struct gt_env_var vars[GT_ENV_COUNT] = {
     [GT_ENV_SET] = {"GPUTUNE_SET", GT_ENV_TEXT, FIELD(set), .unset = "none",
                     .meaning = "KEY=VALUE ...: settings over every policy file's"},
     [GT_ENV_TRIALS] = {"GPUTUNE_TRIALS", GT_ENV_PATH, FIELD(trials), .unset = "none",
-                       .meaning = "every trial of tune mode appended to this CSV"},
+                       .meaning = "every trial of tune mode appended to this CSV; %p in it becomes the process id"},
     [GT_ENV_BUDGET] = {"GPUTUNE_BUDGET", GT_ENV_SECONDS, FIELD(budget), .max = 1000000, .unset = "no bound",
                        .meaning = "seconds of tuning for the whole process, hottest signatures first"},
 };

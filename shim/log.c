@@ -15,6 +15,7 @@
  * did (shim/base/alloc.c counts the failures). */
 #include "log.h"
 #include "alloc.h"
+#include "pidpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,22 +29,6 @@ static const char *const level_names[] = {"error", "warn", "info", "debug"};
 static const struct gt_log defaults = {.level = GT_LOG_WARN, .fd = STDERR_FILENO};
 static const struct gt_log *_Atomic current = &defaults;
 
-/* Expands "%p" in a GPUTUNE_LOG_FILE path to the process id, so that the
- * processes of one job (MPI ranks, data-loader workers) can log apart. */
-static void expand_path(const char *path, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = path; *p && n + 1 < cap; p++) {
-        if (p[0] == '%' && p[1] == 'p') {
-            n += (size_t)snprintf(out + n, cap - n, "%ld", (long)getpid());
-            p++;
-        } else {
-            out[n++] = *p;
-        }
-    }
-    out[n < cap ? n : cap - 1] = '\0';
-}
-
 void gt_log_open(struct gt_log *log, int level, const char *path)
 {
     log->level = level;
@@ -52,7 +37,7 @@ void gt_log_open(struct gt_log *log, int level, const char *path)
     if (!path || !*path)
         return;
     char name[4096];
-    expand_path(path, name, sizeof name);
+    gt_pidpath(path, name, sizeof name);
     int fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
         gt_warn("cannot open GPUTUNE_LOG_FILE '%s': %s; logging to stderr", name, strerror(errno));

@@ -89,4 +89,13 @@ for set in 'strategy=random bogus' 'strategy=random [kernel' 'strategy=random ;b
         test -s '$TMP/set.csv' && ! sed 1d '$TMP/set.csv' | grep -q ',random,'"
 done
 
+# %p in the paths of the files the shim writes.
+rm -rf "$TMP/cache" "$TMP/pid"
+mkdir "$TMP/pid"
+GPUTUNE_MODE=tune GPUTUNE_REPORT="$TMP/pid/report.%p.csv" GPUTUNE_TRIALS="$TMP/pid/trials.%p.csv" minirt pid >/dev/null
+is "$(ls "$TMP/pid" | sed 's/[0-9][0-9]*/PID/' | tr '\n' ' ')" "report.PID.csv trials.PID.csv " \
+    "GPUTUNE_REPORT and GPUTUNE_TRIALS: %p becomes the process id"
+check "  the kernel's name quoted whole, commas and all" \
+    grep -q '^"saxpy(int, float, float const\*, float\*)","grid=' "$TMP"/pid/report.*.csv
+
 done_testing

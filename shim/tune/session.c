@@ -37,6 +37,7 @@
 #include "budget.h"
 #include "cachefile.h"
 #include "cachewrite.h"
+#include "csv.h"
 #include "devk.h"
 #include "estimate.h"
 #include "hash.h"
@@ -44,6 +45,7 @@
 #include "modvars.h"
 #include "plan.h"
 #include "poison.h"
+#include "pidpath.h"
 #include "pool.h"
 #include "snapshot.h"
 #include "state.h"
@@ -306,9 +308,10 @@ static FILE *trials_file(void)
     if (trials_opened)
         return trials;
     trials_opened = 1;
-    const char *path = gt.env.trials;
-    if (!path)
+    char path[4096];
+    if (!gt.env.trials)
         return NULL;
+    gt_pidpath(gt.env.trials, path, sizeof path);
     if (!(trials = fopen(path, "a"))) {
         gt_warn("cannot write GPUTUNE_TRIALS=%s: %s", path, strerror(errno));
         return NULL;
@@ -337,7 +340,12 @@ static void record(const struct gt_session *s, const char *cfgtext, const char *
     FILE *f = trials_file();
     if (!f)
         return;
-    fprintf(f, "\"%s\",\"%s\",\"%s\",%s,%.3f,%.3f,", s->p->shown, s->signature, cfgtext, outcome, us, build_s);
+    gt_csv_quoted(f, s->p->shown);
+    fputc(',', f);
+    gt_csv_quoted(f, s->signature);
+    fputc(',', f);
+    gt_csv_quoted(f, cfgtext);
+    fprintf(f, ",%s,%.3f,%.3f,", outcome, us, build_s);
     if (e)
         fprintf(f, "%.0f,%.0f,%.0f,%u,%d,%d\n", e->instr, e->regions, e->threads, e->block_threads, e->blocks_per_sm,
                 e->regs);
@@ -866,9 +874,11 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
 
 void gt_session_report(void)
 {
-    const char *csv_path = gt.env.report;
-    FILE *csv = csv_path && *csv_path ? fopen(csv_path, "w") : NULL;
-    if (csv_path && *csv_path && !csv)
+    char csv_path[4096] = "";
+    if (gt.env.report)
+        gt_pidpath(gt.env.report, csv_path, sizeof csv_path);
+    FILE *csv = *csv_path ? fopen(csv_path, "w") : NULL;
+    if (*csv_path && !csv)
         gt_warn("cannot write GPUTUNE_REPORT=%s: %s", csv_path, strerror(errno));
     if (csv)
         fprintf(csv, "kernel,signature,baseline_us,best_us,speedup,trials,invalid,verify_failures,aborted,space,"
@@ -880,11 +890,16 @@ void gt_session_report(void)
         double speedup = r->best_us > 0 ? r->baseline_us / r->best_us : 1;
         gt_info("  %8.2fus  %8.2fus  %6.2fx  %6ld  %6ld  %7ld  %s / %s / %s", r->baseline_us, r->best_us, speedup,
                 r->trials, r->verify_failures, r->aborted, r->kernel, r->signature, r->config);
-        if (csv)
-            fprintf(csv, "\"%s\",\"%s\",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.3f,%.3f,%.3f,%.3f,\"%s\"\n",
-                    r->kernel, r->signature, r->baseline_us, r->best_us, speedup, r->trials, r->invalid,
-                    r->verify_failures, r->aborted, (unsigned long long)r->space, r->strategy, r->seconds,
-                    r->compile_s, r->trial_s, r->snapshot_s, r->config);
+        if (!csv)
+            continue;
+        gt_csv_quoted(csv, r->kernel);
+        fputc(',', csv);
+        gt_csv_quoted(csv, r->signature);
+        fprintf(csv, ",%.3f,%.3f,%.4f,%ld,%ld,%ld,%ld,%llu,%s,%.3f,%.3f,%.3f,%.3f,", r->baseline_us, r->best_us,
+                speedup, r->trials, r->invalid, r->verify_failures, r->aborted, (unsigned long long)r->space,
+                r->strategy, r->seconds, r->compile_s, r->trial_s, r->snapshot_s);
+        gt_csv_quoted(csv, r->config);
+        fputc('\n', csv);
     }
     if (!csv)
         return;
