@@ -56,6 +56,11 @@ static const struct gt_env_var vars[GT_ENV_COUNT] = {
                     .meaning = "KEY=VALUE ...: settings over every policy file's"},
     [GT_ENV_TRIALS] = {"GPUTUNE_TRIALS", GT_ENV_PATH, FIELD(trials), .unset = "none",
                        .meaning = "every trial of tune mode appended to this CSV; %p in it becomes the process id"},
+    [GT_ENV_CACHE_FILE] = {"GPUTUNE_CACHE_FILE", GT_ENV_PATH, FIELD(cache_file),
+                           .unset = "named after the program, in GPUTUNE_CACHE_DIR",
+                           .meaning = "the cache file this process reads and writes"},
+    [GT_ENV_CACHE_PATH] = {"GPUTUNE_CACHE_PATH", GT_ENV_TEXT, FIELD(cache_path), .unset = "none",
+                           .meaning = "more cache files separated by ':', read after it and never written"},
     [GT_ENV_BUDGET] = {"GPUTUNE_BUDGET", GT_ENV_SECONDS, FIELD(budget), .max = 1000000, .unset = "no bound",
                        .meaning = "seconds of tuning for the whole process, hottest signatures first"},
 };

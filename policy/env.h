@@ -20,6 +20,8 @@ enum gt_env_id {
     GT_ENV_SET,
     GT_ENV_TRIALS,
     GT_ENV_BUDGET,
+    GT_ENV_CACHE_FILE,
+    GT_ENV_CACHE_PATH,
     GT_ENV_COUNT
 };
 
@@ -54,7 +56,7 @@ struct gt_env {
     uint64_t jobs; /* 0: the processors */
     uint64_t seed;
     double budget; /* seconds of tuning for the whole process; 0: no bound */
-    const char *log_file, *policy, *force, *cache_dir, *report, *set, *trials;
+    const char *log_file, *policy, *force, *cache_dir, *report, *set, *trials, *cache_file, *cache_path;
     unsigned char origin[GT_ENV_COUNT]; /* enum gt_env_origin */
     const char *text[GT_ENV_COUNT];     /* the environment's text, NULL when unset or empty */
 };

@@ -57,20 +57,27 @@ int gt_cmd_wrap(int argc, char **argv)
 
 int gt_cmd_cache(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: gputune cache PROGRAM\n  lists what tune mode kept for PROGRAM (in "
-                        "GPUTUNE_CACHE_DIR)\n");
+    if (argc < 2) {
+        fprintf(stderr, "usage: gputune cache PROGRAM [ARGS...]\n  lists what tune mode kept for PROGRAM (in "
+                        "GPUTUNE_CACHE_DIR, or GPUTUNE_CACHE_FILE);\n  for an interpreter, name the script too: "
+                        "gputune cache python3 train.py\n");
         return 2;
     }
-    char binary[PATH_MAX], root[PATH_MAX], path[PATH_MAX + 100], err[1024];
-    if (!realpath(argv[1], binary)) {
+    char exe[PATH_MAX], binary[2 * PATH_MAX], root[PATH_MAX], path[PATH_MAX + 100], err[1024];
+    if (!realpath(argv[1], exe)) {
         fprintf(stderr, "gputune cache: %s: %s\n", argv[1], strerror(errno));
         return 2;
     }
     struct gt_env env;
     gt_env_parse(&env, environ);
-    if (gt_store_default_root(env.cache_dir, root, sizeof root) != 0 ||
-        gt_cache_file(root, binary, path, sizeof path) != 0) {
+    if (gt_cache_program(exe, argv + 1, argc - 1, binary, sizeof binary) != 0) {
+        fprintf(stderr, "gputune cache: the command line is too long\n");
+        return 2;
+    }
+    if (env.cache_file) {
+        snprintf(path, sizeof path, "%s", env.cache_file);
+    } else if (gt_store_default_root(env.cache_dir, root, sizeof root) != 0 ||
+               gt_cache_file(root, binary, path, sizeof path) != 0) {
         fprintf(stderr, "gputune cache: no cache directory (set GPUTUNE_CACHE_DIR or HOME)\n");
         return 2;
     }

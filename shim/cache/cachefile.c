@@ -45,11 +45,62 @@
 #include <time.h>
 #include <unistd.h>
 
-/* root/NAME-HASH.ini for the binary at `binary`. */
+/* Interpreters whose programs are the scripts they run, and the options of
+ * each that take the next argument as their value. */
+static const struct {
+    const char *name; /* the executable's name, or its start when it ends in '*' */
+    const char *valued; /* options followed by a value, blank-separated */
+} interpreters[] = {
+    {"python*", " -W -X -Q "}, {"julia", " -e -E -L -J -p -t --project "}, {"Rscript", " -e "},
+    {"ruby", " -e -I -r "}, {"perl", " -e -E -I -M "}, {"node", " -e -r "},
+};
+
+static int is_interpreter(const char *base, const char **valued)
+{
+    for (size_t i = 0; i < sizeof interpreters / sizeof *interpreters; i++) {
+        const char *n = interpreters[i].name;
+        size_t len = strlen(n);
+        if (n[len - 1] == '*' ? strncmp(base, n, len - 1) == 0 : strcmp(base, n) == 0) {
+            *valued = interpreters[i].valued;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int takes_value(const char *valued, const char *opt)
+{
+    char word[64];
+    return snprintf(word, sizeof word, " %s ", opt) < (int)sizeof word && strstr(valued, word) != NULL;
+}
+
+int gt_cache_program(const char *exe, char *const *argv, int argc, char *out, size_t cap)
+{
+    const char *base = strrchr(exe, '/'), *valued = NULL;
+    base = base ? base + 1 : exe;
+    int i = 1;
+    while (is_interpreter(base, &valued) && i < argc && argv[i][0] == '-' && strcmp(argv[i], "-m") != 0 &&
+           strcmp(argv[i], "-c") != 0)
+        i += 1 + (takes_value(valued, argv[i]) && i + 1 < argc);
+    int n;
+    if (!valued || i >= argc || !strcmp(argv[i], "-c"))
+        n = snprintf(out, cap, "%s", exe); /* a program, an interactive interpreter, or code given inline */
+    else if (!strcmp(argv[i], "-m"))
+        n = snprintf(out, cap, "%s -m %s", exe, i + 1 < argc ? argv[i + 1] : "");
+    else {
+        char real[PATH_MAX];
+        n = snprintf(out, cap, "%s %s", exe, realpath(argv[i], real) ? real : argv[i]);
+    }
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* root/NAME-HASH.ini for the program `binary` (gt_cache_program's): NAME
+ * is its last word's file name, the script's for an interpreter. */
 int gt_cache_file(const char *root, const char *binary, char *out, size_t cap)
 {
-    const char *base = strrchr(binary, '/');
-    base = base ? base + 1 : binary;
+    const char *last = strrchr(binary, ' ');
+    const char *base = strrchr(last ? last + 1 : binary, '/');
+    base = base ? base + 1 : last ? last + 1 : binary;
     int n = snprintf(out, cap, "%s/%.64s-%016llx.ini", root, *base ? base : "app",
                      (unsigned long long)gt_hash64(binary, strlen(binary)));
     return n > 0 && (size_t)n < cap ? 0 : -1;

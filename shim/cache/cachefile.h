@@ -47,6 +47,11 @@ enum gt_cache_status {
 /* How long a writer waits for the lock by default. */
 #define GT_CACHE_LOCK_WAIT_MS 5000
 
+/* The program a process runs, as its cache file is keyed: the executable,
+ * or for an interpreter (python, julia, Rscript, ruby, perl, node) the
+ * executable and the script it runs ("/usr/bin/python3.12 /abs/train.py",
+ * "... -m package"). */
+int gt_cache_program(const char *exe, char *const *argv, int argc, char *out, size_t cap);
 int gt_cache_file(const char *root, const char *binary, char *out, size_t cap);
 enum gt_cache_status gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen);
 enum gt_cache_status gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n,

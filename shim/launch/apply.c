@@ -31,6 +31,7 @@
 #include "state.h"
 #include "trialsafe.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,32 +100,83 @@ static void load_policy(struct gt_run_state *a)
         warn_diags(&d, "GPUTUNE_SET is not applied", lost);
 }
 
-/* The cache file of this binary, read once; what cannot be used of it is said. */
+/* The program as its cache file is keyed (cachefile.c: gt_cache_program),
+ * from /proc/self/exe and /proc/self/cmdline. */
+static void program_of(struct gt_run_state *a)
+{
+    char exe[PATH_MAX], args[16384];
+    char *argv[64];
+    int argc = 0;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t len = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    args[len > 0 ? len : 0] = '\0';
+    for (ssize_t i = 0; i < len && argc < 64; i += (ssize_t)strlen(args + i) + 1)
+        argv[argc++] = args + i;
+    if (n <= 0 || gt_cache_program(exe, argv, argc, a->binary, sizeof a->binary) != 0)
+        snprintf(a->binary, sizeof a->binary, "%s", n > 0 ? exe : "unknown");
+}
+
+/* One cache file into c; what cannot be used of it is said. */
+static void read_cache(struct gt_cachefile *c, const char *path)
+{
+    char err[1024];
+    unsigned long lost = gt_alloc_failures();
+    enum gt_cache_status st = gt_cache_load(c, path, err, sizeof err);
+    if (st != GT_CACHE_OK && c->n)
+        gt_log(gt_log_fault_level(lost), "%s; its %zu %sentries are used", err, c->n,
+               st == GT_CACHE_DAMAGED ? "other " : "");
+    else if (st != GT_CACHE_OK)
+        gt_log(gt_log_fault_level(lost), "%s; tuned configurations from it are not used", err);
+    if (c->n)
+        gt_debug("cache file %s: %zu entries", path, c->n);
+}
+
+/* GPUTUNE_CACHE_PATH's files, read-only: their entries where the cache
+ * file has none for the same key. */
+static void read_more(struct gt_cachefile *c, const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ":");
+        char path[PATH_MAX];
+        struct gt_cachefile more = {0};
+        if (len && len < sizeof path) {
+            snprintf(path, sizeof path, "%.*s", (int)len, p);
+            read_cache(&more, path);
+        }
+        for (size_t i = 0; i < more.n; i++)
+            if (!gt_cache_find(c, &more.v[i]) && gt_cache_put(c, &more.v[i], 1) != 0)
+                break;
+        gt_cache_clear(&more);
+        p += len + (p[len] == ':');
+    }
+}
+
+/* The cache file of this program (or GPUTUNE_CACHE_FILE), then
+ * GPUTUNE_CACHE_PATH's, read once. */
 static void load_cache(struct gt_run_state *a)
 {
-    char root[PATH_MAX], err[1024];
-    ssize_t n = readlink("/proc/self/exe", a->binary, sizeof a->binary - 1);
-    a->binary[n > 0 ? n : 0] = '\0';
-    if (n <= 0)
-        snprintf(a->binary, sizeof a->binary, "unknown");
-    if (gt_store_default_root(gt.env.cache_dir, root, sizeof root) != 0 ||
-        gt_cache_file(root, a->binary, a->cache_path, sizeof a->cache_path) != 0) {
+    char root[PATH_MAX];
+    program_of(a);
+    if (gt.env.cache_file) {
+        if (snprintf(a->cache_path, sizeof a->cache_path, "%s", gt.env.cache_file) >= (int)sizeof a->cache_path) {
+            gt_warn("GPUTUNE_CACHE_FILE is too long; no cache file is read or written");
+            a->cache_path[0] = '\0';
+        }
+    } else if (gt_store_default_root(gt.env.cache_dir, root, sizeof root) != 0 ||
+               gt_cache_file(root, a->binary, a->cache_path, sizeof a->cache_path) != 0) {
         a->cache_path[0] = '\0';
-        return;
     }
     if (!(a->cache = gt_calloc(1, sizeof *a->cache))) {
         gt_log(gt_log_nomem_level(), "%s: out of memory; tuned configurations from it are not used", a->cache_path);
         return;
     }
-    unsigned long lost = gt_alloc_failures();
-    enum gt_cache_status st = gt_cache_load(a->cache, a->cache_path, err, sizeof err);
-    if (st != GT_CACHE_OK && a->cache->n)
-        gt_log(gt_log_fault_level(lost), "%s; its %zu %sentries are used", err, a->cache->n,
-               st == GT_CACHE_DAMAGED ? "other " : "");
-    else if (st != GT_CACHE_OK)
-        gt_log(gt_log_fault_level(lost), "%s; tuned configurations from it are not used", err);
-    if (a->cache->n)
-        gt_debug("cache file %s: %zu entries", a->cache_path, a->cache->n);
+    if (a->cache_path[0])
+        read_cache(a->cache, a->cache_path);
+    read_more(a->cache, gt.env.cache_path);
 }
 
 static void setup(struct gt_run_state *a)
