@@ -42,6 +42,8 @@ check "  nothing warned" sh -c "! grep -q ' warn: ' '$TMP/site.log'"
 out=$(GPUTUNE_CACHE_FILE="$TMP/tuned.ini" "$GT_BUILD/gputune" cache "$TMP/b/minirt")
 check "gputune cache honours GPUTUNE_CACHE_FILE" sh -c "echo \"\$1\" | grep -q '^$TMP/tuned.ini: [1-9][0-9]* entries'" - "$out"
 check "  and lists what it holds" sh -c "echo \"\$1\" | grep -q 'saxpy.* cache=l1$'" - "$out"
+is "$(cd / && PATH="/nowhere:$TMP/b" "$GT_BUILD/gputune" cache minirt | head -1)" \
+    "$(cd "$TMP/b" && "$GT_BUILD/gputune" cache ./minirt | head -1)" "  a program named without a slash is found in PATH"
 out=$("$GT_BUILD/gputune" cache 2>&1)
 check "gputune cache without a program: its usage names the script form" \
     sh -c "echo \"\$1\" | grep -q 'gputune cache python3 train.py'" - "$out"

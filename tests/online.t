@@ -30,6 +30,8 @@ is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's 
     "$TMP/on.log")" 3 "  then checked by the guard on the launches that follow"
 is "$(grep ' warn: \| error: ' "$TMP/on.log")" "" "  without a synchronization or a copy of the shim's own (they would fail)"
 is "$(grep -c '^strategy = online' "$TMP"/cache/minirt-*.ini)" 3 "  the results are written to the cache file"
+check "  the exit table counts every launch, those tried online too" \
+    grep -q ' info: *120 *3 .*saxpy' "$TMP/on.log"
 
 out=$(FAKECUDA_FAIL=$NOSYNC FAKECUDA_L1_APP_MS=0.2 minirt tune tune tune)
 check "where tune mode's sessions fail" grep -q "not tuned: saving its buffers failed" "$TMP/tune.log"

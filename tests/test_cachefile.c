@@ -269,6 +269,46 @@ static void too_long(const char *dir, const struct gt_centry *add)
        "a cache file path of PATH_MAX bytes is refused: %.50s", err);
 }
 
+/* gt_cache_program on argv as the kernel passes it; "" ends the list. */
+static const char *program(const char *exe, const char *const *args)
+{
+    static char out[1024];
+    char *argv[16];
+    int argc = 0;
+    while (argc < 15 && *args[argc]) {
+        argv[argc] = (char *)args[argc];
+        argc++;
+    }
+    return gt_cache_program(exe, argv, argc, out, sizeof out) == 0 ? out : "(too long)";
+}
+
+/* Interpreters key their file by what they run, any other program by itself. */
+static void interpreters(const char *dir)
+{
+    char script[600], real[PATH_MAX], want[PATH_MAX + 64], file[PATH_MAX + 64];
+    snprintf(script, sizeof script, "%s/train.py", dir);
+    FILE *f = fopen(script, "w");
+    ok(f && fclose(f) == 0 && realpath(script, real), "a script");
+    is_str(program("/opt/solver", (const char *[]){"solver", "-n", "4", ""}), "/opt/solver",
+           "a program is itself, whatever its arguments");
+    snprintf(want, sizeof want, "/usr/bin/python3.12 %s", real);
+    is_str(program("/usr/bin/python3.12", (const char *[]){"python3", "-u", script, "--lr", "3", ""}), want,
+           "python with an option: the script, by its real path");
+    is_str(program("/usr/bin/python3.12", (const char *[]){"python3", "-W", "ignore", script, ""}), want,
+           "  an option's value is not taken for the script");
+    is_str(program("/usr/bin/python3.12", (const char *[]){"python3", "-m", "torch.distributed.run", "x", ""}),
+           "/usr/bin/python3.12 -m torch.distributed.run", "  a module run with -m: the module");
+    is_str(program("/usr/bin/python3.12", (const char *[]){"python3", "-c", "import torch", ""}),
+           "/usr/bin/python3.12", "  code given with -c: the interpreter");
+    is_str(program("/usr/bin/python3.12", (const char *[]){"python3", ""}), "/usr/bin/python3.12",
+           "  interactive: the interpreter");
+    is_str(program("/usr/bin/julia", (const char *[]){"julia", "--project", "env", "run.jl", ""}), "/usr/bin/julia run.jl",
+           "julia, a script that does not exist: as written");
+    gt_cache_file(dir, want, file, sizeof file);
+    ok(strstr(file, "/train.py-") && strstr(file, ".ini"), "the file is named after the script: %s", file);
+    unlink(script);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/gputune-cache-XXXXXX", path[512], cmd[600], other[600];
@@ -279,6 +319,7 @@ int main(void)
 
     gt_cache_file(dir, "/home/x/solver", other, sizeof other);
     ok(strcmp(path, other) != 0, "two binaries of one name get two files");
+    interpreters(dir);
 
     char sig[128], big[128];
     const unsigned g[3] = {256, 1, 1}, b[3] = {128, 1, 1}, g2[3] = {4096, 1, 1};

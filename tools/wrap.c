@@ -55,6 +55,29 @@ int gt_cmd_wrap(int argc, char **argv)
     return 127;
 }
 
+/* The file a command name runs, as the shell finds it: a name without a
+ * slash is searched in PATH.  The result is resolved as /proc/self/exe
+ * would show it, so that it keys the same cache file as the program's own
+ * run.  Returns 0, or -1 with errno set. */
+static int find_program(const char *name, char out[PATH_MAX])
+{
+    const char *dirs = getenv("PATH");
+    if (strchr(name, '/') || !dirs)
+        return realpath(name, out) ? 0 : -1;
+    for (const char *d = dirs;; d++) {
+        size_t n = strcspn(d, ":");
+        char cand[PATH_MAX];
+        int w = snprintf(cand, sizeof cand, "%.*s%s%s", (int)n, n ? d : ".", "/", name);
+        if (w > 0 && (size_t)w < sizeof cand && access(cand, X_OK) == 0 && realpath(cand, out))
+            return 0;
+        d += n;
+        if (!*d)
+            break;
+    }
+    errno = ENOENT;
+    return -1;
+}
+
 int gt_cmd_cache(int argc, char **argv)
 {
     if (argc < 2) {
@@ -64,7 +87,7 @@ int gt_cmd_cache(int argc, char **argv)
         return 2;
     }
     char exe[PATH_MAX], binary[2 * PATH_MAX], root[PATH_MAX], path[PATH_MAX + 100], err[1024];
-    if (!realpath(argv[1], exe)) {
+    if (find_program(argv[1], exe) != 0) {
         fprintf(stderr, "gputune cache: %s: %s\n", argv[1], strerror(errno));
         return 2;
     }

@@ -352,6 +352,8 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
         return gt_online_launch(p, hd, c, sig, signature, r);
     gt_direct_restore(hd);
     enum gt_budget_turn turn = gt_budget_turn(p, c, sig, r);
+    if (turn == GT_BUDGET_RAN && *r == CUDA_SUCCESS)
+        gt_reg_note_launch(hd, &c->g, c->entry, 0);
     if (turn == GT_BUDGET_WAIT || turn == GT_BUDGET_RAN)
         return turn == GT_BUDGET_RAN;
     pthread_mutex_lock(&p->lock);

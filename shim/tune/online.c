@@ -23,6 +23,7 @@
 #include "hash.h"
 #include "median.h"
 #include "plan.h"
+#include "registry.h"
 #include "state.h"
 
 #include <stdio.h>
@@ -194,6 +195,8 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
         (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[1], c->s);
     if (r != CUDA_SUCCESS) /* the application's own error: its times mean nothing */
         o->broken = 1;
+    else
+        gt_reg_note_launch(hd, &c->g, c->entry, s->arm ? GT_LAUNCH_APPLIED : 0);
     return r;
 }
 
