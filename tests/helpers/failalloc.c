@@ -156,12 +156,16 @@ static void note_stack(void)
     atomic_store(&failed, 1);
 }
 
-/* Counts a call made from `caller`; true when it must fail. */
+/* Counts a call made from `caller`; true when it must fail.  Nothing is
+ * counted while this library is busy itself (finding the real functions,
+ * the shim's mapping, a stack). */
 static int fails(const void *caller)
 {
-    if (!real.malloc)
+    if (busy)
+        return 0;
+    if (!real.vasprintf)
         resolve();
-    if (busy || !from_shim(caller))
+    if (!from_shim(caller))
         return 0;
     long n = atomic_fetch_add(&counted, 1) + 1;
     const char *after = getenv("FAILALLOC_AFTER");
@@ -183,72 +187,101 @@ __attribute__((destructor)) static void at_exit(void)
 
 #define CALLER __builtin_return_address(0)
 
+/* While the real functions are being found (dlsym may allocate, in any of
+ * these ways, depending on the C library's version), calls are served from
+ * the arena: early(X) is true for a call that must be. */
+#define early(fn) (!real.fn && (busy || (resolve(), !real.fn)))
+
+static void *arena_copy(const void *p, size_t n, size_t have)
+{
+    void *q = arena_alloc(n);
+    return q && p ? memcpy(q, p, n < have ? n : have) : q;
+}
+
 void *malloc(size_t n)
 {
-    if (busy && !real.malloc)
+    if (early(malloc))
         return arena_alloc(n);
     return fails(CALLER) ? NULL : real.malloc(n);
 }
 
 void *calloc(size_t n, size_t size)
 {
-    if (busy && !real.calloc)
+    if (early(calloc))
         return n && size > sizeof arena / n ? NULL : arena_alloc(n * size);
     return fails(CALLER) ? NULL : real.calloc(n, size);
 }
 
 void *realloc(void *p, size_t n)
 {
+    size_t left = in_arena(p) ? (size_t)(arena + sizeof arena - (char *)p) : 0;
+    if (early(realloc)) /* a block of the real malloc's cannot be here yet */
+        return p && !left ? NULL : arena_copy(p, n, left);
     if (fails(CALLER))
         return NULL;
-    if (!in_arena(p))
+    if (!left)
         return real.realloc(p, n);
-    size_t left = (size_t)(arena + sizeof arena - (char *)p);
     void *q = real.malloc(n);
     return q ? memcpy(q, p, n < left ? n : left) : NULL;
 }
 
 void free(void *p)
 {
-    if (in_arena(p) || (busy && !real.free)) /* what dlsym frees before free is found: leaked */
+    if (in_arena(p) || early(free)) /* what dlsym frees before free is found: leaked */
         return;
-    if (!real.free)
-        resolve();
     real.free(p);
 }
 
 char *strdup(const char *s)
 {
+    if (early(strdup))
+        return arena_copy(s, strlen(s) + 1, strlen(s) + 1);
     return fails(CALLER) ? NULL : real.strdup(s);
 }
 
 char *strndup(const char *s, size_t n)
 {
+    if (early(strndup)) {
+        size_t len = strnlen(s, n);
+        char *q = arena_copy(s, len + 1, len);
+        if (q)
+            q[len] = '\0';
+        return q;
+    }
     return fails(CALLER) ? NULL : real.strndup(s, n);
 }
 
+/* The arena's blocks are 16-byte aligned; more is not asked for that early. */
 int posix_memalign(void **p, size_t align, size_t n)
 {
+    if (early(posix_memalign))
+        return align > 16 || !(*p = arena_alloc(n)) ? ENOMEM : 0;
     return fails(CALLER) ? ENOMEM : real.posix_memalign(p, align, n);
 }
 
 void *aligned_alloc(size_t align, size_t n)
 {
+    if (early(aligned_alloc))
+        return align > 16 ? NULL : arena_alloc(n);
     return fails(CALLER) ? NULL : real.aligned_alloc(align, n);
 }
 
 int vasprintf(char **out, const char *fmt, va_list ap)
 {
+    if (early(vasprintf)) {
+        char buf[1024];
+        int n = vsnprintf(buf, sizeof buf, fmt, ap);
+        *out = n >= 0 && (size_t)n < sizeof buf ? arena_copy(buf, (size_t)n + 1, (size_t)n + 1) : NULL;
+        return *out ? n : -1;
+    }
     return fails(CALLER) ? -1 : real.vasprintf(out, fmt, ap);
 }
 
 int asprintf(char **out, const char *fmt, ...)
 {
-    if (fails(CALLER))
-        return -1;
     va_list ap;
     va_start(ap, fmt);
-    int n = real.vasprintf(out, fmt, ap);
+    int n = early(vasprintf) || !fails(CALLER) ? vasprintf(out, fmt, ap) : -1;
     va_end(ap);
     return n;
 }
