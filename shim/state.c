@@ -31,7 +31,7 @@ struct gt_state gt = {
         .budget = {.lock = PTHREAD_MUTEX_INITIALIZER, .meters = MAP_INIT},
         .online = {.lock = PTHREAD_MUTEX_INITIALIZER, .trials = MAP_INIT},
     },
-    .launch = {.lock = PTHREAD_MUTEX_INITIALIZER},
+    .launch = {.lock = PTHREAD_MUTEX_INITIALIZER, .graphs_lock = PTHREAD_MUTEX_INITIALIZER},
     .run = {.writes = {.lock = PTHREAD_MUTEX_INITIALIZER}},
 };
 

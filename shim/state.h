@@ -140,9 +140,13 @@ struct gt_tune_state {
     } online;                           /* online.c: GPUTUNE_MODE=online */
 };
 
-/* shim/launch/: deciding kernels' plans (apply.c). */
+/* shim/launch/: deciding kernels' plans (apply.c), graphs' kernels in tune mode (graphs.c). */
+struct gt_graph;
 struct gt_launch_state {
     pthread_mutex_t lock;       /* serializes the decisions */
+    pthread_mutex_t graphs_lock;
+    struct gt_graph *graphs;    /* graphs.c: executable graphs whose kernels tune mode tunes */
+    atomic_int ngraphs;
 };
 
 /* shim/intercept/: what the interposition counts (interpose.c). */

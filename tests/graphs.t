@@ -63,4 +63,53 @@ is "$(nodes 'scale maxrreg=32')" "scale module 16x256;scale module 16x256; nodes
 is "$(nodes 'scale carveout=50')" "scale kernel 16x256;scale kernel 16x256; nodes=0" \
     "  a carve-out has no place in a node: the application's kernel"
 
+# minirt --graph (copy captured into a graph that alone runs it) in mode
+# $1 with the cache of suffix $2, logged in $TMP/$3.log: which functions the
+# driver's nodes got, and what the log says of graphs.
+graph() {
+    rm -f "$TMP/nodes"
+    out=$(FAKECUDA_NODES="$TMP/nodes" GPUTUNE_MODE=$1 GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$3.log" \
+        GPUTUNE_CACHE_DIR="$TMP/graph$2" shim "$H/minirt" --graph)
+    [ "$out" = "minirt: done" ] || echo "minirt: $out"
+    sort -u "$TMP/nodes" 2>/dev/null | tr '\n' ';'
+}
+cat >"$TMP/copy.ini" <<'INI'
+[kernel "copy"]
+maxrreg = default, 32, 64
+INI
+# The stand-in driver times a variant at 0.2 ms, the original at 0.25 (no
+# watchdog: its flag would be a module variable the stand-in cannot find).
+export GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off FAKECUDA_MODULE_MS=0.2
+is "$(graph tune 1 gtune)" "copy kernel 8x256;copy module 8x256;" \
+    "tune mode: a kernel launched only in a graph is tuned, its winner put in the graph"
+check "  by a session at the graph's second launch" \
+    grep -q "kernel copy: launch grid=8,1,1 block=256,1,1 smem=0 tuned in .*: maxrreg=32 200.00 us against 250.00 us" \
+    "$TMP/gtune.log"
+check "  then checked on the application's replays, alternating, and kept" grep -q \
+    "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us .*(4 and 4 timed), 1.25x; kept" \
+    "$TMP/gtune.log"
+is "$(grep -h '^guard = ' "$TMP"/graph1/*.ini)" "guard = kept 1.250" "  the verdict goes to the cache file"
+check "  the replays after it count as the variant's launches" grep -q ' info: *3[0-9] *1 .* copy$' "$TMP/gtune.log"
+is "$(graph run 1 grun)" "copy module 8x256;" "run mode: the graph gets the kept variant when it is instantiated"
+check "  said at debug" grep -q "kernel copy: a graph node for launch grid=8,1,1 block=256,1,1 smem=0 runs 'maxrreg=32'" \
+    "$TMP/grun.log"
+
+is "$(FAKECUDA_MODULE_APP_MS=0.3 graph tune 2 gslow)" "copy kernel 8x256;copy module 8x256;" \
+    "where the winner of the trials makes the replays slower"
+check "  the guard drops it" grep -q \
+    "its replays take 300.00 us against 250.00 us .*0.83x; the original kernels run from now on" "$TMP/gslow.log"
+is "$(grep -h '^guard = ' "$TMP"/graph2/*.ini)" "guard = dropped 0.833" "  and says so in the cache file"
+is "$(graph run 2 gslowrun)" "" "  run mode leaves the graph as the application made it"
+is "$(GPUTUNE_GUARD=off graph tune 3 goff)" "copy module 8x256;" \
+    "GPUTUNE_GUARD=off: the winner goes into the graph unchecked"
+check "  no replay is timed" sh -c "! grep -q 'its replays take' '$TMP/goff.log'"
+
+for f in cuGraphClone cuGraphExecUpdate_v2 cuGraphGetNodes; do
+    rm -rf "$TMP/graph4"
+    FAKECUDA_FAIL=$f graph tune 4 gfail >/dev/null
+    check "$f failing: the graph runs the original kernels (no replay counted as the variant's)" \
+        grep -q ' info: *1 *1 .* copy$' "$TMP/gfail.log"
+    is "$(grep ' warn: \| error: ' "$TMP/gfail.log")" "" "  and the application sees nothing of it"
+done
+
 done_testing

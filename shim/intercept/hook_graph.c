@@ -1,4 +1,5 @@
-/* hook_graph.c: kernel nodes the application adds to graphs explicitly.
+/* hook_graph.c: kernel nodes the application adds to graphs explicitly,
+ * and in tune mode the graphs it instantiates, launches and destroys.
  *
  * A node added or set anew (cuGraphAddKernelNode, cuGraphKernelNodeSetParams,
  * cuGraphExecKernelNodeSetParams) goes to the driver with the settled
@@ -6,12 +7,14 @@
  * gt_apply_node), else as the application gave it.  What the application
  * reads back of a node it set is what the driver holds. */
 #include "apply.h"
+#include "graphs.h"
+#include "session.h"
 #include "state.h"
 
 /* The parameters to hand the driver: the application's, or `mine`. */
 static const CUDA_KERNEL_NODE_PARAMS *node_params(const CUDA_KERNEL_NODE_PARAMS *p, CUDA_KERNEL_NODE_PARAMS *mine)
 {
-    return p && gt.mode != GT_MODE_OFF && gt_apply_node(p, mine) ? mine : p;
+    return p && gt.mode != GT_MODE_OFF && gt_apply_node(p, mine, GT_NODE_AS_IS, NULL) ? mine : p;
 }
 
 CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t ndeps,
@@ -34,4 +37,63 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node, c
     GT_REQUIRE_DRIVER();
     CUDA_KERNEL_NODE_PARAMS mine;
     return gt.drv.cuGraphExecKernelNodeSetParams_v2(exec, node, node_params(p, &mine));
+}
+
+/* ---- graphs instantiated: settled configurations into them, and in tune
+ * mode their kernels tuned (launch/graphs.c) ---- */
+
+static CUresult instantiated(CUresult r, CUgraphExec *exec, CUgraph graph)
+{
+    if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
+        gt_graphs_instantiated(*exec, graph);
+    return r;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags)
+{
+    GT_REQUIRE_DRIVER();
+    return instantiated(gt.drv.cuGraphInstantiateWithFlags(exec, graph, flags), exec, graph);
+}
+
+CUresult cuGraphInstantiateWithParams(CUgraphExec *exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    GT_REQUIRE_DRIVER();
+    return instantiated(gt.drv.cuGraphInstantiateWithParams(exec, graph, p), exec, graph);
+}
+
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    GT_REQUIRE_DRIVER();
+    return instantiated(gt.drv.cuGraphInstantiateWithParams_ptsz(exec, graph, p), exec, graph);
+}
+
+/* As a kernel launch does, a graph's launch waits while another thread's session runs. */
+static CUresult graph_launch(CUgraphExec exec, CUstream s, int per_thread)
+{
+    if (gt.mode != GT_MODE_TUNE)
+        return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
+    gt_session_enter();
+    CUresult r = gt_graphs_launch(exec, s, per_thread);
+    gt_session_leave();
+    return r;
+}
+
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream s)
+{
+    GT_REQUIRE_DRIVER();
+    return graph_launch(exec, s, 0);
+}
+
+CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
+{
+    GT_REQUIRE_DRIVER();
+    return graph_launch(exec, s, 1);
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec exec)
+{
+    GT_REQUIRE_DRIVER();
+    if (gt.mode == GT_MODE_TUNE)
+        gt_graphs_destroyed(exec);
+    return gt.drv.cuGraphExecDestroy(exec);
 }

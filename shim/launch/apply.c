@@ -404,34 +404,83 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     return 0;
 }
 
-/* A kernel node a graph gets explicitly (cuGraphAddKernelNode and the
- * parameter setters): *out is *in with the settled configuration of its
- * signature when a node can hold it (plan.c: gt_plan_node_function).
- * Returns 1 when it changed anything. */
-int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *out)
+/* ---- kernel nodes ---- */
+
+/* A kernel node's launch as a direct launch on stream s would make it, with
+ * its kernel's handle, plan and signature.  Returns 0, or -1 when the shim
+ * has nothing for it. */
+static int node_call(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread, struct gt_node *n)
 {
     CUfunction f = in->func ? in->func : (CUfunction)in->kern;
-    struct gt_handle *hd = f ? gt_reg_lookup(f) : NULL;
-    struct gt_plan *p = hd ? plan_of(hd->kernel) : NULL;
+    n->hd = f ? gt_reg_lookup(f) : NULL;
+    n->p = n->hd ? plan_of(n->hd->kernel) : NULL;
+    n->ch = NULL;
     CUcontext now = NULL;
-    if (!p || (!in->func && in->ctx && (gt.drv.cuCtxGetCurrent(&now) != CUDA_SUCCESS || now != in->ctx)))
+    if (!n->p || (!in->func && in->ctx && (gt.drv.cuCtxGetCurrent(&now) != CUDA_SUCCESS || now != in->ctx)))
+        return -1;
+    n->c = (struct gt_call){.entry = per_thread ? GT_ENTRY_LAUNCH_PTSZ : GT_ENTRY_LAUNCH,
+                            .real.plain = per_thread ? gt.drv.cuLaunchKernel_ptsz : gt.drv.cuLaunchKernel,
+                            .f = f, .s = s, .params = in->kernelParams, .extra = in->extra,
+                            .g = {{in->gridDimX, in->gridDimY, in->gridDimZ},
+                                  {in->blockDimX, in->blockDimY, in->blockDimZ}, in->sharedMemBytes}};
+    if (atomic_load_explicit(&n->hd->kernel->nparams, memory_order_relaxed) < 0)
+        gt_reg_learn_params(n->hd);
+    return gt_plan_signature(n->p, &n->c, &n->sig, n->signature, sizeof n->signature);
+}
+
+/* Not tuned yet, and tune mode would tune it. */
+static int untuned(struct gt_node *n)
+{
+    return n->p->tune && !gt_plan_find(n->p, n->sig) && !gt_plan_is_done(n->p, n->sig);
+}
+
+int gt_apply_node_untuned(const CUDA_KERNEL_NODE_PARAMS *in)
+{
+    struct gt_node n;
+    if (node_call(in, NULL, 0, &n) != 0)
         return 0;
-    struct gt_call c = {.entry = GT_ENTRY_LAUNCH, .f = f, .params = in->kernelParams, .extra = in->extra,
-                        .g = {{in->gridDimX, in->gridDimY, in->gridDimZ}, {in->blockDimX, in->blockDimY, in->blockDimZ},
-                              in->sharedMemBytes}};
-    uint64_t sig = 0;
-    char signature[GT_PLAN_SIGNATURE_MAX];
-    if (atomic_load_explicit(&hd->kernel->nparams, memory_order_relaxed) < 0)
-        gt_reg_learn_params(hd);
-    if (gt_plan_signature(p, &c, &sig, signature, sizeof signature) != 0)
+    pthread_mutex_lock(&n.p->lock);
+    int yes = untuned(&n);
+    pthread_mutex_unlock(&n.p->lock);
+    return yes;
+}
+
+int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread)
+{
+    struct gt_node n;
+    if (node_call(in, s, per_thread, &n) != 0 || atomic_load(&gt.track.captures) != 0)
         return 0;
-    pthread_mutex_lock(&p->lock);
-    struct gt_choice *ch = gt_plan_find(p, sig);
-    pthread_mutex_unlock(&p->lock);
-    if (ch && p->checks_launch)
-        ch = gt_allowed_choice(p, ch, &c, sig, signature);
+    pthread_mutex_lock(&n.p->lock);
+    int first = untuned(&n);
+    if (first)
+        gt_plan_mark_done(n.p, n.sig);
+    pthread_mutex_unlock(&n.p->lock);
+    if (!first)
+        return 0;
+    gt_direct_restore(n.hd);
+    gt_session_tune(n.p, n.hd, &n.c, n.sig, n.signature, NULL);
+    return 1;
+}
+
+/* What the kernel node `in` gets: *out is `in` with the configuration its
+ * signature has, where a node can hold it and as `use` allows (plan.c:
+ * gt_plan_node_function), described in *n.  Returns 1 when it changed
+ * anything. */
+int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *out, enum gt_node_use use,
+                  struct gt_node *n)
+{
+    struct gt_node mine;
+    if (!n)
+        n = &mine;
+    if (node_call(in, NULL, 0, n) != 0)
+        return 0;
+    pthread_mutex_lock(&n->p->lock);
+    n->ch = gt_plan_find(n->p, n->sig);
+    pthread_mutex_unlock(&n->p->lock);
+    if (n->ch && n->p->checks_launch)
+        n->ch = gt_allowed_choice(n->p, n->ch, &n->c, n->sig, n->signature);
     struct gt_geom g;
-    CUfunction fn = ch && gt_plan_runs(ch) ? gt_plan_node_function(p, ch, &c, &g) : NULL;
+    CUfunction fn = n->ch && gt_plan_runs(n->ch) ? gt_plan_node_function(n->p, n->ch, n->hd, &n->c, use, &g) : NULL;
     if (!fn)
         return 0;
     *out = *in;
@@ -441,8 +490,11 @@ int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *ou
     out->gridDimX = g.grid[0], out->gridDimY = g.grid[1], out->gridDimZ = g.grid[2];
     out->blockDimX = g.block[0], out->blockDimY = g.block[1], out->blockDimZ = g.block[2];
     out->sharedMemBytes = g.smem;
-    atomic_fetch_add_explicit(&hd->kernel->nodes, 1, memory_order_relaxed);
-    gt_debug("kernel %s: a graph node for launch %s runs '%s'", p->shown, signature, ch->config);
+    n->g = g;
+    if (use != GT_NODE_CHECKED) {
+        atomic_fetch_add_explicit(&n->hd->kernel->nodes, 1, memory_order_relaxed);
+        gt_debug("kernel %s: a graph node for launch %s runs '%s'", n->p->shown, n->signature, n->ch->config);
+    }
     return 1;
 }
 

@@ -5,8 +5,28 @@
 #include "call.h"
 #include "registry.h"
 
+#include "plan.h"
+
+/* A kernel node of a graph, seen as a launch (apply.c: node_call). */
+struct gt_node {
+    struct gt_handle *hd;
+    struct gt_plan *p;
+    struct gt_call c;
+    uint64_t sig;
+    char signature[GT_PLAN_SIGNATURE_MAX];
+    struct gt_choice *ch; /* what gt_apply_node gave it */
+    struct gt_geom g;     /* its geometry there */
+};
+
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r);
-int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *out);
+int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *out, enum gt_node_use use,
+                  struct gt_node *n);
+/* Whether a kernel node's signature would get a session (tune mode). */
+int gt_apply_node_untuned(const CUDA_KERNEL_NODE_PARAMS *in);
+/* Tunes a kernel node's signature now, outside its graph, if it has not
+ * been: a session on stream s that launches nothing of the application's.
+ * Returns 1 when one ran. */
+int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread);
 void gt_apply_exit(void);
 
 #endif

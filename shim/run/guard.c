@@ -259,6 +259,16 @@ int gt_guard_times(struct gt_guard *g, char *out, size_t cap)
     return fresh && len < cap;
 }
 
+void gt_guard_adopt(struct gt_guard *g, const struct gt_guard *whole, int share)
+{
+    pthread_mutex_lock(&g->lock);
+    g->verdict = whole->verdict;
+    g->ratio = whole->ratio;
+    g->med[0] = whole->med[0] / share;
+    g->med[1] = whole->med[1] / share;
+    pthread_mutex_unlock(&g->lock);
+}
+
 void gt_guard_free(struct gt_guard *g)
 {
     if (g->slots)

@@ -50,5 +50,9 @@ void gt_guard_kept_before(struct gt_guard *g, double speedup);
  * only warmed up, so that the next one times from its first launch), 0
  * when there is nothing new to keep. */
 int gt_guard_times(struct gt_guard *g, char *out, size_t cap);
+/* The verdict of a guard `whole` over a larger unit (a graph's replays)
+ * becomes g's, one of `share` configurations judged together: each is
+ * given that share of the time the unit saved or lost. */
+void gt_guard_adopt(struct gt_guard *g, const struct gt_guard *whole, int share);
 
 #endif

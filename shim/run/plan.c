@@ -667,20 +667,26 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
 }
 
 /* A kernel node's function with the choice's configuration, in *g its
- * geometry, or NULL: as for a captured launch (gt_plan_run_captured), only
- * a settled configuration, and only a variant already loaded in the current
- * context whose module variables need no copies (a node has no stream to
- * copy them on, and the carve-out has no place in its parameters). */
-CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c, struct gt_geom *g)
+ * geometry, or NULL: a variant (a node holds no launch-time knobs: no
+ * carve-out in its parameters, and a cache preference is the function's)
+ * whose module variables need no copies (a node has no stream to copy them
+ * on), as `use` allows (plan.h). */
+CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
+                                 const struct gt_call *c, enum gt_node_use use, struct gt_geom *g)
 {
     char err[512];
     unsigned block[3];
     int settled = !ch->guarded || !gt.run.guard || ch->guard.verdict == GT_GUARD_KEPT;
-    if (!settled || !ch->rebuild || gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
+    if ((!settled && use != GT_NODE_CHECKED) || !ch->rebuild || gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
         return NULL;
-    pthread_mutex_lock(&p->lock);
-    struct gt_variant *v = loaded_variant(ch, g, block);
-    pthread_mutex_unlock(&p->lock);
+    struct gt_variant *v;
+    if (use == GT_NODE_AS_IS) {
+        pthread_mutex_lock(&p->lock);
+        v = loaded_variant(ch, g, block);
+        pthread_mutex_unlock(&p->lock);
+    } else {
+        v = gt_plan_variant(p, ch, hd, g);
+    }
     return v && !v->nvars ? v->fn : NULL;
 }
 

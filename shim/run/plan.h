@@ -96,8 +96,15 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
                                    const struct gt_geom *g);
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_plan_runs(const struct gt_choice *ch);
-CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_call *c,
-                                 struct gt_geom *g);
+/* What a kernel node may get (gt_plan_node_function). */
+enum gt_node_use {
+    GT_NODE_AS_IS,   /* a settled configuration whose variant is loaded already (the application's node
+                        calls, captured launches: loading a module then could break a capture) */
+    GT_NODE_SETTLED, /* a settled configuration, loaded if need be (a graph instantiated outside captures) */
+    GT_NODE_CHECKED, /* any configuration, loaded if need be (a graph whose replays the shim checks) */
+};
+CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
+                                 const struct gt_call *c, enum gt_node_use use, struct gt_geom *g);
 int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c,
                          CUresult *r);
 long gt_plan_add_cached(struct gt_plan *p, const struct gt_centry *e);

@@ -867,7 +867,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     gt_budget_spend(now() - t0, ok && winner >= 0 && s.best[winner].us > 0 ? baseline / s.best[winner].us : 1);
     session_free(&s);
     end_exclusive();
-    return ch ? gt_plan_run(p, ch, hd, c, r) : 0;
+    return ch && r ? gt_plan_run(p, ch, hd, c, r) : 0;
 }
 
 /* ---- the exit report ---- */

@@ -11,6 +11,10 @@ struct gt_plan;
 
 void gt_session_enter(void);
 void gt_session_leave(void);
+/* Tunes launch c's signature, then runs c with the winner into *r
+ * (returning 1), or returns 0 for the caller to launch the original; with
+ * r NULL (a graph's kernel node, launch/graphs.c) it launches nothing of
+ * the application's and returns 0. */
 int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                     const char *signature, CUresult *r);
 void gt_session_report(void);

@@ -18,7 +18,11 @@
  * 0.25 ms, or, when the last launch before the second ran a function set to
  * prefer L1, FAKECUDA_L1_TRIAL_MS on a stream of the shim's own and
  * FAKECUDA_L1_APP_MS on the default stream: a way to make that knob look
- * faster or slower in trials and in the application. */
+ * faster or slower in trials and in the application; FAKECUDA_MODULE_MS
+ * (and FAKECUDA_MODULE_APP_MS on the default stream, if set) likewise when
+ * it ran a function of a module loaded by cuModuleLoadData (a variant the
+ * shim built).  Graphs record the launches captured into
+ * them and kernel nodes, and their launches run those. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -242,6 +246,9 @@ CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
 
 static int capturing;
 static int last_l1; /* the last launch ran a function that prefers L1 */
+static int last_module; /* the last launch ran a function of a loaded module (a variant) */
+static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                         unsigned smem, void **params);
 
 static CUresult launch(const void *f, unsigned bx)
 {
@@ -250,6 +257,7 @@ static CUresult launch(const void *f, unsigned bx)
     if (bx > 1024)
         return CUDA_ERROR_INVALID_VALUE;
     last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
+    last_module = ((const struct fake_func *)f)->from_module;
     return CUDA_SUCCESS;
 }
 
@@ -257,16 +265,16 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
                         unsigned bz, unsigned smem, CUstream s, void **p, void **e)
 {
     CALL(RUNS);
-    (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p; (void)e;
-    return launch(f, bx);
+    (void)s; (void)e;
+    return capturing ? captured(f, gx, gy, gz, bx, by, bz, smem, p) : launch(f, bx);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned smem, CUstream s, void **p, void **e)
 {
     CALL(RUNS);
-    (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p; (void)e;
-    return launch(f, bx);
+    (void)s; (void)e;
+    return capturing ? captured(f, gx, gy, gz, bx, by, bz, smem, p) : launch(f, bx);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e)
@@ -426,7 +434,7 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 
 struct fake_event {
     CUstream stream;
-    int l1;
+    int l1, module;
 };
 
 CUresult cuEventCreate(CUevent *e, unsigned flags)
@@ -442,6 +450,7 @@ static CUresult event_record(CUevent e, CUstream s)
     struct fake_event *ev = (struct fake_event *)e;
     ev->stream = s;
     ev->l1 = last_l1;
+    ev->module = last_module;
     return CUDA_SUCCESS;
 }
 
@@ -456,6 +465,9 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
     (void)a;
     const struct fake_event *end = (const struct fake_event *)b;
     const char *v = end->l1 ? getenv(end->stream ? "FAKECUDA_L1_TRIAL_MS" : "FAKECUDA_L1_APP_MS") : NULL;
+    const char *m = end->stream || !getenv("FAKECUDA_MODULE_APP_MS") ? "FAKECUDA_MODULE_MS" : "FAKECUDA_MODULE_APP_MS";
+    if (end->module && getenv(m))
+        v = getenv(m);
     *ms = v ? strtof(v, NULL) : 0.25f;
     return CUDA_SUCCESS;
 }
@@ -528,12 +540,86 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
     return CUDA_SUCCESS;
 }
 
+/* Graphs: up to FAKE_NODES kernel nodes each, their arguments copied as
+ * the driver copies them (by the parameter layout above); an executable
+ * graph is a copy of one, and its launch runs its nodes as launches.  A
+ * node's handle is its place in its graph, so it stays valid while the
+ * graph lives. */
+#define FAKE_NODES 16
+#define FAKE_ARGS 8
+
+struct fake_graph;
+struct fake_node {
+    struct fake_graph *owner;
+    CUDA_KERNEL_NODE_PARAMS p;
+    unsigned char args[64];
+    void *argv[FAKE_ARGS];
+};
+struct fake_graph {
+    unsigned magic;
+    int n;
+    struct fake_node node[FAKE_NODES];
+};
+
+static struct fake_graph *capture_graph; /* what the capture records */
+
+static struct fake_graph *graph_of(const void *h)
+{
+    const struct fake_graph *g = h;
+    return g && g->magic == FAKE_MAGIC ? (struct fake_graph *)g : NULL;
+}
+
+static struct fake_graph *graph_new(void)
+{
+    struct fake_graph *g = calloc(1, sizeof *g);
+    if (g)
+        g->magic = FAKE_MAGIC;
+    return g;
+}
+
+/* The node's parameters, its own copy of the arguments among them. */
+static void node_set(struct fake_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    n->p = *p;
+    const void *f = p->func ? (const void *)p->func : (const void *)p->kern;
+    size_t k = 0, off, size;
+    for (; p->kernelParams && k < FAKE_ARGS && param_info(f, k, &off, &size) == CUDA_SUCCESS &&
+           off + size <= sizeof n->args;
+         k++) {
+        memcpy(n->args + off, p->kernelParams[k], size);
+        n->argv[k] = n->args + off;
+    }
+    n->p.kernelParams = k ? n->argv : NULL;
+    n->p.extra = NULL;
+}
+
+static CUresult node_add(struct fake_graph *g, const CUDA_KERNEL_NODE_PARAMS *p, CUgraphNode *out)
+{
+    if (!g || g->n == FAKE_NODES)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fake_node *n = &g->node[g->n++];
+    n->owner = g;
+    node_set(n, p);
+    if (out)
+        *out = (CUgraphNode)n;
+    return CUDA_SUCCESS;
+}
+
+static struct fake_graph *graph_copy(const struct fake_graph *from)
+{
+    struct fake_graph *g = from ? graph_new() : NULL;
+    for (int i = 0; g && i < from->n; i++)
+        node_add(g, &from->node[i].p, NULL);
+    return g;
+}
+
 CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m)
 {
     CALL(OTHER);
     (void)s;
     (void)m;
-    capturing++;
+    if (capturing++ == 0)
+        capture_graph = graph_new();
     return CUDA_SUCCESS;
 }
 
@@ -543,20 +629,66 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
     (void)s;
     if (!capturing)
         return CUDA_ERROR_ILLEGAL_STATE;
-    capturing--;
-    *g = NULL;
+    if (--capturing == 0) {
+        *g = (CUgraph)capture_graph;
+        capture_graph = NULL;
+    } else {
+        *g = NULL;
+    }
     return CUDA_SUCCESS;
 }
 
-/* Graphs hold nothing here: a kernel node only checks its function. */
+/* A launch into the capturing stream becomes a node of its graph. */
+static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                         unsigned smem, void **params)
+{
+    if (!valid(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUDA_KERNEL_NODE_PARAMS p = {.func = f, .gridDimX = gx, .gridDimY = gy, .gridDimZ = gz, .blockDimX = bx,
+                                 .blockDimY = by, .blockDimZ = bz, .sharedMemBytes = smem, .kernelParams = params};
+    return node_add(capture_graph, &p, NULL);
+}
+
 CUresult cuGraphCreate(CUgraph *g, unsigned flags)
 {
     CALL(ALLOCATES);
     (void)flags;
-    *g = (CUgraph)calloc(1, 16);
+    *g = (CUgraph)graph_new();
+    return *g ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuGraphDestroy(CUgraph g) { CALL(OTHER); free(graph_of(g)); return CUDA_SUCCESS; }
+CUresult cuGraphClone(CUgraph *out, CUgraph g)
+{
+    CALL(ALLOCATES);
+    *out = (CUgraph)graph_copy(graph_of(g));
+    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuGraphGetNodes(CUgraph h, CUgraphNode *nodes, size_t *n)
+{
+    CALL(OTHER);
+    struct fake_graph *g = graph_of(h);
+    if (!g)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; nodes && i < *n && i < (size_t)g->n; i++)
+        nodes[i] = (CUgraphNode)&g->node[i];
+    *n = (size_t)g->n;
     return CUDA_SUCCESS;
 }
-CUresult cuGraphDestroy(CUgraph g) { CALL(OTHER); free(g); return CUDA_SUCCESS; }
+CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *t)
+{
+    CALL(OTHER);
+    (void)n;
+    *t = CU_GRAPH_NODE_TYPE_KERNEL;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p)
+{
+    CALL(OTHER);
+    *p = ((struct fake_node *)n)->p;
+    return CUDA_SUCCESS;
+}
+
+/* FAKECUDA_NODES: each node set, and where its function came from. */
 static CUresult node_params(const CUDA_KERNEL_NODE_PARAMS *p)
 {
     const struct fake_func *f = p ? (p->func ? (const void *)p->func : (const void *)p->kern) : NULL;
@@ -575,22 +707,82 @@ CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *d
                                  const CUDA_KERNEL_NODE_PARAMS *p)
 {
     CALL(OTHER);
-    (void)g, (void)deps, (void)ndeps;
-    *n = (CUgraphNode)(uintptr_t)1;
-    return node_params(p);
+    (void)deps, (void)ndeps;
+    CUresult r = node_params(p);
+    return r == CUDA_SUCCESS ? node_add(graph_of(g), p, n) : r;
 }
 CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     CALL(OTHER);
-    (void)n;
-    return node_params(p);
+    CUresult r = node_params(p);
+    if (r == CUDA_SUCCESS)
+        node_set((struct fake_node *)n, p);
+    return r;
 }
+
+static CUresult instantiate(CUgraphExec *e, CUgraph g)
+{
+    *e = (CUgraphExec)graph_copy(graph_of(g));
+    return *e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
+{
+    CALL(ALLOCATES);
+    (void)flags;
+    return instantiate(e, g);
+}
+CUresult cuGraphInstantiateWithParams(CUgraphExec *e, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    CALL(ALLOCATES);
+    (void)p;
+    return instantiate(e, g);
+}
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *e, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    CALL(ALLOCATES);
+    (void)p;
+    return instantiate(e, g);
+}
+CUresult cuGraphExecDestroy(CUgraphExec e) { CALL(OTHER); free(graph_of(e)); return CUDA_SUCCESS; }
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     CALL(OTHER);
-    (void)e, (void)n;
-    return node_params(p);
+    struct fake_graph *x = graph_of(e);
+    const struct fake_node *from = (const struct fake_node *)n;
+    CUresult r = node_params(p);
+    if (r == CUDA_SUCCESS && x && from->owner && from - from->owner->node < x->n)
+        node_set(&x->node[from - from->owner->node], p);
+    return r;
 }
+/* Nodes set where the graph's topology is the executable graph's. */
+CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph h, CUgraphExecUpdateResultInfo *info)
+{
+    CALL(OTHER);
+    struct fake_graph *x = graph_of(e), *g = graph_of(h);
+    if (info)
+        memset(info, 0, sizeof *info);
+    if (!x || !g || x->n != g->n) {
+        if (info)
+            info->result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+        return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    }
+    for (int i = 0; i < g->n; i++) {
+        node_params(&g->node[i].p);
+        node_set(&x->node[i], &g->node[i].p);
+    }
+    return CUDA_SUCCESS;
+}
+static CUresult graph_launch(CUgraphExec e)
+{
+    struct fake_graph *x = graph_of(e);
+    CUresult r = x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    for (int i = 0; x && i < x->n && r == CUDA_SUCCESS; i++)
+        r = launch(x->node[i].p.func ? (const void *)x->node[i].p.func : (const void *)x->node[i].p.kern,
+                   x->node[i].p.blockDimX);
+    return r;
+}
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s) { CALL(RUNS); (void)s; return graph_launch(e); }
+CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) { CALL(RUNS); (void)s; return graph_launch(e); }
 
 static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *st)
 {
@@ -639,6 +831,12 @@ static const struct {
     {"cuGraphDestroy", (void *)cuGraphDestroy, NULL},
     {"cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2, NULL},
     {"cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams_v2, NULL},
+    {"cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams_v2, NULL},
+    {"cuGraphInstantiate", (void *)cuGraphInstantiateWithFlags, NULL},
+    {"cuGraphInstantiateWithFlags", (void *)cuGraphInstantiateWithFlags, NULL},
+    {"cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams, (void *)cuGraphInstantiateWithParams_ptsz},
+    {"cuGraphLaunch", (void *)cuGraphLaunch, (void *)cuGraphLaunch_ptsz},
+    {"cuGraphExecDestroy", (void *)cuGraphExecDestroy, NULL},
 };
 
 static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags, CUdriverProcAddressQueryResult *status)

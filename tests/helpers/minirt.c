@@ -16,6 +16,10 @@
  *   minirt --nodes                  the fixed workload, then a graph built by
  *                                   hand: a kernel node of scale, added and
  *                                   set again
+ *   minirt --graph                  capture copy(n, a, x, y) at grid 8 into a
+ *                                   graph (never launched directly), instantiate
+ *                                   it, destroy the graph (as PyTorch does) and
+ *                                   launch the executable graph 40 times
  *   minirt --cubin FILE             load FILE's bytes with cuModuleLoadData, as
  *                                   Triton loads a kernel, and launch its
  *                                   scale(n, a, x, y) three times
@@ -109,6 +113,9 @@ static struct {
     PFN_cuGraphDestroy_v10000 graphDestroy;
     PFN_cuGraphAddKernelNode_v12000 graphAddKernelNode;
     PFN_cuGraphKernelNodeSetParams_v12000 graphKernelNodeSetParams;
+    PFN_cuGraphInstantiateWithFlags_v11040 graphInstantiate;
+    PFN_cuGraphLaunch_v10000 graphLaunch;
+    PFN_cuGraphExecDestroy_v10000 graphExecDestroy;
     PFN_cuModuleLoadData_v2000 moduleLoadData;
     PFN_cuModuleGetFunction_v2000 moduleGetFunction;
 } cu;
@@ -259,6 +266,26 @@ static int in_child(void)
     exit(WEXITSTATUS(st));
 }
 
+/* --graph: copy captured into a graph, which alone runs it. */
+static int run_graph(CUdeviceptr x, CUdeviceptr y)
+{
+    CUgraph g;
+    CUgraphExec e;
+    copy_x = x;
+    copy_y = y;
+    check("cuStreamBeginCapture", cu.streamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    launch_copy(8);
+    check("cuStreamEndCapture", cu.streamEndCapture(NULL, &g));
+    check("cuGraphInstantiate", cu.graphInstantiate(&e, g, 0));
+    check("cuGraphDestroy", cu.graphDestroy(g));
+    for (int i = 0; i < 40; i++)
+        check("cuGraphLaunch", cu.graphLaunch(e, NULL));
+    check("cuCtxSynchronize", cu.ctxSynchronize());
+    check("cuGraphExecDestroy", cu.graphExecDestroy(e));
+    printf("minirt: done\n");
+    return 0;
+}
+
 /* --cubin: FILE's bytes loaded as a module, its scale launched three times. */
 static int run_cubin(const char *path, CUdeviceptr x, CUdeviceptr y)
 {
@@ -288,7 +315,7 @@ static int run_cubin(const char *path, CUdeviceptr x, CUdeviceptr y)
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0;
+    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0;
     const char *cubin = NULL;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
@@ -300,6 +327,8 @@ int main(int argc, char **argv)
             mix = 1;
         if (strcmp(argv[i], "--nodes") == 0)
             nodes = 1;
+        if (strcmp(argv[i], "--graph") == 0)
+            graph_only = 1;
         if (strcmp(argv[i], "--cubin") == 0 && i + 1 < argc)
             cubin = argv[++i];
         if (strcmp(argv[i], "--ptsz") == 0)
@@ -348,6 +377,9 @@ int main(int argc, char **argv)
     R(graphDestroy, "cuGraphDestroy");
     R(graphAddKernelNode, "cuGraphAddKernelNode");
     R(graphKernelNodeSetParams, "cuGraphKernelNodeSetParams");
+    R(graphInstantiate, "cuGraphInstantiate");
+    R(graphLaunch, "cuGraphLaunch");
+    R(graphExecDestroy, "cuGraphExecDestroy");
     R(moduleLoadData, "cuModuleLoadData");
     R(moduleGetFunction, "cuModuleGetFunction");
 #undef R
@@ -384,6 +416,8 @@ int main(int argc, char **argv)
 
     if (cubin)
         return run_cubin(cubin, buf[1], buf[2]);
+    if (graph_only)
+        return run_graph(buf[1], buf[2]);
     if (mix) {
         for (int round = 0; round < 8; round++) {
             for (int i = 0; round >= 4 && i < 5; i++)

@@ -1,0 +1,295 @@
+/* graphs.c: kernels that run in CUDA graphs, as instantiated and in tune mode.
+ *
+ * A graph's replay runs what the graph holds and never passes the launch
+ * hooks.  At every instantiation (any mode but off), each kernel node gets
+ * its signature's settled configuration, its variant loaded now if need be
+ * (settle).  In tune mode a kernel launched only inside graphs is tuned
+ * here, per executable graph:
+ *   1. at instantiation, if a kernel node's signature may still be tuned,
+ *      the graph is cloned: the application may destroy its own graph right
+ *      after (as PyTorch does), and an executable graph is updated only
+ *      from a graph of the same shape (cuGraphExecUpdate);
+ *   2. its first launch runs as it is, so every buffer the nodes read holds
+ *      what a replay leaves there;
+ *   3. at its second launch each such node gets a session of its own,
+ *      outside the graph, as a direct launch of the same call would
+ *      (apply.c: gt_apply_tune_node; its buffers are at fixed addresses, the
+ *      session saves and restores them and launches nothing of the
+ *      application's); a copy of the clone with the settled configurations
+ *      becomes what the executable graph holds, and what a node can hold of
+ *      the new winners (a variant, not launch-time knobs) goes into the
+ *      clone;
+ *   4. the launches after alternate the executable graph between the two
+ *      clones, each replay timed with events around it, and the guard
+ *      (run/guard.c) judges the replays as it judges a kernel's launches:
+ *      the winners stay only if the application's replays are faster with
+ *      them.  The verdict becomes each winner's and goes to the cache file
+ *      at exit, so that run mode puts a kept one into graphs from then on
+ *      (plan.c: gt_plan_node_function, gt_plan_run_captured).
+ * Nothing here runs while a stream captures, and nothing synchronizes but
+ * the sessions. */
+#include "graphs.h"
+#include "alloc.h"
+#include "apply.h"
+#include "guard.h"
+#include "state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum step { WAITING, CHECKING, DONE };
+
+struct gt_graph {
+    CUgraphExec exec;
+    CUgraph built, tuned;    /* clones: with the settled configurations, and with the winners too */
+    unsigned long launches;
+    enum step step;
+    int showing;             /* the executable graph holds the tuned clone (1), the built one (0), neither (-1) */
+    atomic_int busy;         /* a thread is at work on it */
+    struct gt_guard guard;   /* over whole replays: the tuned clone against the built one */
+    struct gt_node *chosen;  /* the nodes given a winner */
+    int nchosen;
+    struct gt_graph *next;
+};
+
+/* The kernel nodes of g, in a new array of *n; NULL when none or on failure. */
+static CUgraphNode *kernel_nodes(CUgraph g, size_t *n)
+{
+    size_t all = 0, k = 0;
+    if (gt.drv.cuGraphGetNodes(g, NULL, &all) != CUDA_SUCCESS || all == 0)
+        return NULL;
+    CUgraphNode *v = gt_calloc(all, sizeof *v);
+    if (!v || gt.drv.cuGraphGetNodes(g, v, &all) != CUDA_SUCCESS) {
+        free(v);
+        return NULL;
+    }
+    for (size_t i = 0; i < all; i++) {
+        CUgraphNodeType t;
+        if (gt.drv.cuGraphNodeGetType(v[i], &t) == CUDA_SUCCESS && t == CU_GRAPH_NODE_TYPE_KERNEL)
+            v[k++] = v[i];
+    }
+    *n = k;
+    if (!k) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+/* Whether a node of g may still be tuned. */
+static int has_untuned(CUgraph g)
+{
+    size_t n = 0;
+    CUgraphNode *v = kernel_nodes(g, &n);
+    int any = 0;
+    for (size_t i = 0; i < n && !any; i++) {
+        CUDA_KERNEL_NODE_PARAMS p;
+        any = gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS && gt_apply_node_untuned(&p);
+    }
+    free(v);
+    return any;
+}
+
+static void graph_free(struct gt_graph *x)
+{
+    if (x->built)
+        gt.drv.cuGraphDestroy(x->built);
+    if (x->tuned)
+        gt.drv.cuGraphDestroy(x->tuned);
+    gt_guard_free(&x->guard);
+    free(x->chosen);
+    free(x);
+}
+
+/* The settled configurations of g's nodes into exec, loaded now: a graph
+ * made of captured launches holds only variants loaded before, and one
+ * made only for graphs has none. */
+static void settle(CUgraphExec exec, CUgraph g)
+{
+    size_t n = 0;
+    CUgraphNode *v = atomic_load(&gt.track.captures) ? NULL : kernel_nodes(g, &n);
+    CUDA_KERNEL_NODE_PARAMS p, q;
+    for (size_t i = 0; i < n; i++)
+        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS &&
+            gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL) && q.func != p.func)
+            gt.drv.cuGraphExecKernelNodeSetParams_v2(exec, v[i], &q);
+    free(v);
+}
+
+void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph)
+{
+    settle(exec, graph);
+    if (gt.mode != GT_MODE_TUNE || !has_untuned(graph))
+        return;
+    struct gt_graph *x = gt_calloc(1, sizeof *x);
+    if (!x)
+        return;
+    x->exec = exec;
+    x->showing = -1;
+    gt_guard_init(&x->guard);
+    CUresult r = gt.drv.cuGraphClone(&x->tuned, graph);
+    if (r != CUDA_SUCCESS) {
+        gt_debug("a graph's kernels are not tuned: it cannot be cloned (%s)", gt_cu_error(r));
+        graph_free(x);
+        return;
+    }
+    pthread_mutex_lock(&gt.launch.graphs_lock);
+    x->next = gt.launch.graphs;
+    gt.launch.graphs = x;
+    atomic_fetch_add(&gt.launch.ngraphs, 1);
+    pthread_mutex_unlock(&gt.launch.graphs_lock);
+}
+
+/* The record of exec, claimed by this thread unless it is done (*mine);
+ * NULL when there is none or another thread has it. */
+static struct gt_graph *claim(CUgraphExec exec, int *mine)
+{
+    *mine = 0;
+    if (!atomic_load(&gt.launch.ngraphs))
+        return NULL;
+    pthread_mutex_lock(&gt.launch.graphs_lock);
+    struct gt_graph *x = gt.launch.graphs;
+    while (x && x->exec != exec)
+        x = x->next;
+    int expect = 0;
+    if (x && x->step != DONE && !(*mine = atomic_compare_exchange_strong(&x->busy, &expect, 1)))
+        x = NULL;
+    pthread_mutex_unlock(&gt.launch.graphs_lock);
+    return x;
+}
+
+/* The executable graph made to hold the tuned clone (1) or the built one. */
+static int show(struct gt_graph *x, int tuned)
+{
+    if (x->showing == tuned)
+        return 0;
+    CUgraphExecUpdateResultInfo info;
+    CUresult r = gt.drv.cuGraphExecUpdate_v2(x->exec, tuned ? x->tuned : x->built, &info);
+    if (r != CUDA_SUCCESS) {
+        gt_debug("a graph cannot be updated to its %s kernels (%s, result %d)", tuned ? "tuned" : "original",
+                 gt_cu_error(r), (int)info.result);
+        return -1;
+    }
+    x->showing = tuned;
+    return 0;
+}
+
+/* Step 3: every untuned node's session; then the clone's nodes get what
+ * is settled, a copy of it becomes the built clone (what the executable
+ * graph holds from now on), and the clone's nodes get the winners under
+ * check.  Returns how many nodes have one. */
+static int tune_nodes(struct gt_graph *x, CUstream s, int per_thread)
+{
+    size_t n = 0;
+    CUgraphNode *v = kernel_nodes(x->tuned, &n);
+    CUDA_KERNEL_NODE_PARAMS p, q;
+    for (size_t i = 0; i < n; i++)
+        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS)
+            gt_apply_tune_node(&p, s, per_thread);
+    for (size_t i = 0; i < n; i++)
+        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS &&
+            gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL))
+            gt.drv.cuGraphKernelNodeSetParams_v2(v[i], &q);
+    CUresult r = n ? gt.drv.cuGraphClone(&x->built, x->tuned) : CUDA_ERROR_INVALID_VALUE;
+    x->chosen = r == CUDA_SUCCESS ? gt_calloc(n, sizeof *x->chosen) : NULL;
+    for (size_t i = 0; x->chosen && i < n; i++) {
+        struct gt_node *c = &x->chosen[x->nchosen];
+        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS &&
+            gt_apply_node(&p, &q, GT_NODE_CHECKED, c) && q.func != p.func &&
+            gt.drv.cuGraphKernelNodeSetParams_v2(v[i], &q) == CUDA_SUCCESS)
+            x->nchosen++;
+    }
+    free(v);
+    return x->built && show(x, 0) == 0 ? x->nchosen : 0;
+}
+
+static CUresult replay(CUgraphExec exec, CUstream s, int per_thread)
+{
+    return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
+}
+
+/* The guard's verdict, given to every winner in the graph. */
+static void judged(struct gt_graph *x)
+{
+    int kept = x->guard.verdict == GT_GUARD_KEPT;
+    if (show(x, kept) != 0)
+        return;
+    for (int i = 0; i < x->nchosen; i++) {
+        struct gt_node *c = &x->chosen[i];
+        gt_guard_adopt(&c->ch->guard, &x->guard, x->nchosen);
+        atomic_fetch_add(&c->ch->launches, (unsigned long)(x->guard.n[0] + x->guard.n[1]));
+    }
+    gt_info("a graph with %d tuned kernel node%s (%s first): its replays take %.2f us against %.2f us with the "
+            "original kernels (%d and %d timed), %.2fx; %s",
+            x->nchosen, x->nchosen == 1 ? "" : "s", x->chosen[0].p->shown, x->guard.med[1], x->guard.med[0],
+            x->guard.n[1], x->guard.n[0], 1 / x->guard.ratio, kept ? "kept" : "the original kernels run from now on");
+}
+
+/* Step 4: one replay under the guard. */
+static CUresult checked(struct gt_graph *x, CUstream s, int per_thread)
+{
+    struct gt_guard_slot *slot = NULL;
+    int timed = gt_guard_take(&x->guard, &slot);
+    if (timed && show(x, slot->variant) != 0) {
+        x->step = DONE;
+        gt_guard_settle(&x->guard, 1);
+        return replay(x->exec, s, per_thread);
+    }
+    if (timed)
+        gt_guard_mark(slot, 0, s, per_thread);
+    CUresult r = replay(x->exec, s, per_thread);
+    if (timed)
+        gt_guard_mark(slot, 1, s, per_thread);
+    if (gt_guard_settle(&x->guard, timed)) {
+        judged(x);
+        x->step = DONE;
+    } else if (x->guard.broken) {
+        show(x, 0);
+        x->step = DONE;
+    }
+    return r;
+}
+
+/* The nodes given a winner run it in every replay from now on. */
+static void count_tuned(struct gt_graph *x)
+{
+    for (int i = 0; x->showing && i < x->nchosen; i++) {
+        struct gt_node *c = &x->chosen[i];
+        atomic_fetch_add_explicit(&c->ch->launches, 1, memory_order_relaxed);
+        gt_reg_note_launch(c->hd, &c->g, GT_ENTRY_LAUNCH, GT_LAUNCH_APPLIED);
+    }
+}
+
+CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
+{
+    int mine;
+    struct gt_graph *x = claim(exec, &mine);
+    if (x && mine && x->step == WAITING && ++x->launches >= 2 && !atomic_load(&gt.track.captures)) {
+        x->step = tune_nodes(x, s, per_thread) ? CHECKING : DONE;
+    }
+    CUresult r = x && mine && x->step == CHECKING && !atomic_load(&gt.track.captures) ? checked(x, s, per_thread)
+                                                                                       : replay(exec, s, per_thread);
+    if (x && x->step == DONE && r == CUDA_SUCCESS)
+        count_tuned(x);
+    if (mine)
+        atomic_store(&x->busy, 0);
+    return r;
+}
+
+void gt_graphs_destroyed(CUgraphExec exec)
+{
+    if (!atomic_load(&gt.launch.ngraphs))
+        return;
+    pthread_mutex_lock(&gt.launch.graphs_lock);
+    struct gt_graph **at = &gt.launch.graphs;
+    while (*at && (*at)->exec != exec)
+        at = &(*at)->next;
+    struct gt_graph *x = *at;
+    if (x) {
+        *at = x->next;
+        atomic_fetch_sub(&gt.launch.ngraphs, 1);
+    }
+    pthread_mutex_unlock(&gt.launch.graphs_lock);
+    if (x)
+        graph_free(x);
+}

@@ -1,0 +1,15 @@
+/* graphs.h: kernels that run in CUDA graphs (see graphs.c). */
+#ifndef GT_GRAPHS_H
+#define GT_GRAPHS_H
+
+#include "driver.h"
+
+/* After the application instantiated `graph` as `exec` (any mode but off). */
+void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph);
+/* The application's launch of exec: it runs, with the steps of graphs.c
+ * that are due.  Returns the launch's result. */
+CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread);
+/* Before the application destroys exec. */
+void gt_graphs_destroyed(CUgraphExec exec);
+
+#endif
