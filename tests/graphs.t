@@ -80,7 +80,7 @@ INI
 # The stand-in driver times a variant at 0.2 ms, the original at 0.25 (no
 # watchdog: its flag would be a module variable the stand-in cannot find).
 export GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off FAKECUDA_MODULE_MS=0.2
-is "$(graph tune 1 gtune)" "copy kernel 8x256;copy module 8x256;" \
+is "$(graph tune 1 gtune)" "copy function 8x256;copy module 8x256;" \
     "tune mode: a kernel launched only in a graph is tuned, its winner put in the graph"
 check "  by a session at the graph's second launch" \
     grep -q "kernel copy: launch grid=8,1,1 block=256,1,1 smem=0 tuned in .*: maxrreg=32 200.00 us against 250.00 us" \
@@ -94,7 +94,7 @@ is "$(graph run 1 grun)" "copy module 8x256;" "run mode: the graph gets the kept
 check "  said at debug" grep -q "kernel copy: a graph node for launch grid=8,1,1 block=256,1,1 smem=0 runs 'maxrreg=32'" \
     "$TMP/grun.log"
 
-is "$(FAKECUDA_MODULE_APP_MS=0.3 graph tune 2 gslow)" "copy kernel 8x256;copy module 8x256;" \
+is "$(FAKECUDA_MODULE_APP_MS=0.3 graph tune 2 gslow)" "copy function 8x256;copy module 8x256;" \
     "where the winner of the trials makes the replays slower"
 check "  the guard drops it" grep -q \
     "its replays take 300.00 us against 250.00 us .*0.83x; the original kernels run from now on" "$TMP/gslow.log"

@@ -412,7 +412,7 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
 static int node_call(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread, struct gt_node *n)
 {
     CUfunction f = in->func ? in->func : (CUfunction)in->kern;
-    n->hd = f ? gt_reg_lookup(f) : NULL;
+    n->hd = in->func ? gt_reg_node_function(f) : f ? gt_reg_lookup(f) : NULL;
     n->p = n->hd ? plan_of(n->hd->kernel) : NULL;
     n->ch = NULL;
     CUcontext now = NULL;

@@ -283,6 +283,8 @@ struct gt_handle *gt_reg_handle(void *h, enum gt_handle_kind kind, void *owner, 
             hd->owner_next = o->handles;
             o->handles = hd;
         }
+        if (hd && kind == GT_HANDLE_KERNEL && !k->as_kernel)
+            k->as_kernel = hd;
     }
     pthread_mutex_unlock(&gt.track.reg.lock);
     return hd;
@@ -309,6 +311,23 @@ struct gt_handle *gt_reg_adopt(void *h)
         gt.drv.cuFuncGetModule(&mod, (CUfunction)h);
     gt_debug("kernel %s (handle %p) first seen at a launch", name ? name : "?", h);
     return gt_reg_handle(h, kind, mod, name ? name : "?");
+}
+
+struct gt_handle *gt_reg_node_function(void *f)
+{
+    struct gt_handle *hd = gt_reg_lookup(f), *of = NULL;
+    const char *name = NULL;
+    if (hd || !gt.drv.cuFuncGetName || gt.drv.cuFuncGetName(&name, (CUfunction)f) != CUDA_SUCCESS || !name)
+        return hd;
+    pthread_mutex_lock(&gt.track.reg.lock);
+    for (struct gt_kernel *k = gt.track.reg.kernels; k && !of; k = k->next) {
+        CUfunction fk;
+        if (k->as_kernel && strcmp(k->name, name) == 0 &&
+            gt.drv.cuKernelGetFunction(&fk, (CUkernel)k->as_kernel->h) == CUDA_SUCCESS && fk == (CUfunction)f)
+            of = k->as_kernel;
+    }
+    pthread_mutex_unlock(&gt.track.reg.lock);
+    return of ? gt_reg_handle(f, GT_HANDLE_FUNCTION, of->owner ? of->owner->h : NULL, name) : NULL;
 }
 
 /* Asks the driver for the parameter layout, once per kernel. */

@@ -56,6 +56,7 @@ struct gt_kernel {
     int nsettings;
     struct gt_kernel *next;  /* all kernels, newest first */
     struct gt_kernel *same_key;
+    struct gt_handle *as_kernel; /* its first CUkernel handle, if any (gt_reg_node_function) */
 };
 
 struct gt_owner;
@@ -89,6 +90,9 @@ struct gt_image *gt_reg_owner_image(void *h);
 struct gt_handle *gt_reg_handle(void *h, enum gt_handle_kind kind, void *owner, const char *name);
 struct gt_handle *gt_reg_lookup(void *h);
 struct gt_handle *gt_reg_adopt(void *h);
+/* The handle of a graph node's function: one the application has, or the
+ * context's function of a CUkernel it has (a capture records that). */
+struct gt_handle *gt_reg_node_function(void *f);
 /* What else a launch was, for gt_reg_note_launch(). */
 #define GT_LAUNCH_CAPTURED 1u    /* recorded into a graph under capture */
 #define GT_LAUNCH_COOPERATIVE 2u /* cooperative: never tuned */

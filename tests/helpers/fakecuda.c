@@ -40,6 +40,7 @@ struct fake_func {
     int from_module; /* got from cuModuleGetFunction: a module the application (or the shim) loaded */
     CUfunc_cache cache;
     char name[128];
+    struct fake_func *as_function; /* a kernel's function in the context, made once */
     struct fake_func *next;
 };
 
@@ -186,7 +187,10 @@ CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
     CALL(OTHER);
     if (!valid(k))
         return CUDA_ERROR_INVALID_HANDLE;
-    *f = (CUfunction)make_func(((struct fake_func *)k)->name, 0);
+    struct fake_func *kf = (struct fake_func *)k;
+    if (!kf->as_function)
+        kf->as_function = make_func(kf->name, 0);
+    *f = (CUfunction)kf->as_function;
     return CUDA_SUCCESS;
 }
 
@@ -638,11 +642,15 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
     return CUDA_SUCCESS;
 }
 
-/* A launch into the capturing stream becomes a node of its graph. */
+/* A launch into the capturing stream becomes a node of its graph, with
+ * the context's function where a kernel handle was launched, as the real
+ * driver records it. */
 static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned smem, void **params)
 {
     if (!valid(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (((struct fake_func *)f)->is_kernel && cuKernelGetFunction(&f, (CUkernel)f) != CUDA_SUCCESS)
         return CUDA_ERROR_INVALID_HANDLE;
     CUDA_KERNEL_NODE_PARAMS p = {.func = f, .gridDimX = gx, .gridDimY = gy, .gridDimZ = gz, .blockDimX = bx,
                                  .blockDimY = by, .blockDimZ = bz, .sharedMemBytes = smem, .kernelParams = params};
