@@ -23,6 +23,7 @@ enum gt_env_id {
     GT_ENV_CACHE_FILE,
     GT_ENV_CACHE_PATH,
     GT_ENV_PLOTS,
+    GT_ENV_STRICT_DEVICE,
     GT_ENV_COUNT
 };
 
@@ -54,6 +55,7 @@ struct gt_env {
     int log;      /* enum gt_log_level */
     int watchdog; /* enum gt_watchdog */
     int guard;    /* 0 off, 1 on */
+    int strict_device; /* 1: only this device's cache entries */
     uint64_t jobs; /* 0: the processors */
     uint64_t seed;
     double budget; /* seconds of tuning for the whole process; 0: no bound */

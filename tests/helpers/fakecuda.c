@@ -18,7 +18,10 @@
  * 0.25 ms, or, when the last launch before the second ran a function set to
  * prefer L1, FAKECUDA_L1_TRIAL_MS on a stream of the shim's own and
  * FAKECUDA_L1_APP_MS on the default stream: a way to make that knob look
- * faster or slower in trials and in the application. */
+ * faster or slower in trials and in the application.
+ * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
+ * and FAKECUDA_ARCH=NN (80: 8.0) make it another, as a cache file tuned on
+ * one machine meets another. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -332,7 +335,11 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
     CALL(OTHER);
     (void)d;
-    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
+    const char *arch = getenv("FAKECUDA_ARCH");
+    int cc = arch ? atoi(arch) : 90;
+    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR   ? cc / 10
+         : a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? cc % 10
+                                                             : 0;
     return CUDA_SUCCESS;
 }
 
@@ -340,7 +347,8 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
     CALL(OTHER);
     (void)d;
-    snprintf(name, (size_t)len, "Fake GPU");
+    const char *other = getenv("FAKECUDA_DEVICE");
+    snprintf(name, (size_t)len, "%s", other ? other : "Fake GPU");
     return CUDA_SUCCESS;
 }
 
