@@ -61,6 +61,13 @@ static const struct gt_env_var vars[GT_ENV_COUNT] = {
                            .meaning = "the cache file this process reads and writes"},
     [GT_ENV_CACHE_PATH] = {"GPUTUNE_CACHE_PATH", GT_ENV_TEXT, FIELD(cache_path), .unset = "none",
                            .meaning = "more cache files separated by ':', read after it and never written"},
+    [GT_ENV_PLOTS] = {"GPUTUNE_PLOTS", GT_ENV_PATH, FIELD(plots), .unset = "none",
+                      .meaning = "a directory, made if missing, where an SVG per signature tuned in the run is "
+                                 "written at exit: the best time so far against the trials; %p in it becomes "
+                                 "the process id"},
+    [GT_ENV_STRICT_DEVICE] = {"GPUTUNE_STRICT_DEVICE", GT_ENV_ENUM, FIELD(strict_device), WORDS("0", "1"),
+                              .dflt = "0", .meaning = "1: use only cache entries tuned on this device; 0: also "
+                                                      "those of another device of its architecture, with a warning"},
     [GT_ENV_BUDGET] = {"GPUTUNE_BUDGET", GT_ENV_SECONDS, FIELD(budget), .max = 1000000, .unset = "no bound",
                        .meaning = "seconds of tuning for the whole process, hottest signatures first"},
 };

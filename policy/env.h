@@ -22,6 +22,8 @@ enum gt_env_id {
     GT_ENV_BUDGET,
     GT_ENV_CACHE_FILE,
     GT_ENV_CACHE_PATH,
+    GT_ENV_PLOTS,
+    GT_ENV_STRICT_DEVICE,
     GT_ENV_COUNT
 };
 
@@ -53,10 +55,12 @@ struct gt_env {
     int log;      /* enum gt_log_level */
     int watchdog; /* enum gt_watchdog */
     int guard;    /* 0 off, 1 on */
+    int strict_device; /* 1: only this device's cache entries */
     uint64_t jobs; /* 0: the processors */
     uint64_t seed;
     double budget; /* seconds of tuning for the whole process; 0: no bound */
-    const char *log_file, *policy, *force, *cache_dir, *report, *set, *trials, *cache_file, *cache_path;
+    const char *log_file, *policy, *force, *cache_dir, *report, *set, *trials, *cache_file, *cache_path,
+        *plots;
     unsigned char origin[GT_ENV_COUNT]; /* enum gt_env_origin */
     const char *text[GT_ENV_COUNT];     /* the environment's text, NULL when unset or empty */
 };

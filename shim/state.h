@@ -95,6 +95,12 @@ struct gt_run_state {
     char binary[4096];          /* the application, as the cache file names it */
     char cache_path[4200];      /* its cache file, "" without a cache directory */
     struct gt_cachefile *cache; /* what the file held at start */
+    struct gt_cache_source {
+        char *path;
+        size_t end;             /* its entries in cache: from the one before's end to this */
+        int warned;             /* an entry of another device from it is used: said */
+    } *sources;                 /* the files of cache's entries, in order (launch/apply.c) */
+    size_t nsources;
     int guard;                  /* GPUTUNE_GUARD: applied configurations are checked (guard.c) */
     struct gt_jit jit;
     struct gt_store store;

@@ -106,6 +106,23 @@ else
     check "--json: an object per file" grep -q '"files": \[' "$TMP/out.json"
 fi
 
+# A path of any bytes: JSON keeps its UTF-8, escapes what it must, and puts
+# U+FFFD in place of bytes that are not UTF-8, so that the output parses.
+weird=$(printf '%s/q"b\\s\tn\nc\001\177 caf\303\251 \346\227\245 \377 \346\227.ptx' "$TMP")
+cp "$FX/kernels.ptx" "$weird"
+"$G" inspect --json "$weird" >"$TMP/weird.json"
+is "$?" 0 "--json, a path with quotes, control bytes, UTF-8 and bytes that are not: exit status 0"
+if command -v python3 >/dev/null 2>&1; then
+    check "  the output is UTF-8 and parses, the path read back with U+FFFD for each bad part" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+want = sys.argv[2] + "/q\"b\\s\tn\nc\x01\x7f caf\u00e9 \u65e5 \ufffd \ufffd.ptx"
+sys.exit(d["files"][0]["path"] != want or not d["files"][0]["kernels"])' "$TMP/weird.json" "$TMP"
+else
+    check "  the path's UTF-8 kept as it is" grep -q "caf$(printf '\303\251') $(printf '\346\227\245')" "$TMP/weird.json"
+fi
+is "$(LC_ALL=C tr -d '\n' <"$TMP/weird.json" | LC_ALL=C grep -c '[[:cntrl:]]')" 0 "  no raw control byte in it"
+
 # Not CUDA, not there, not readable: one line each, exit status 2.
 printf 'just text\n' >"$TMP/text.txt"
 : >"$TMP/empty"

@@ -367,6 +367,11 @@ int main(void)
     ok(e && !strcmp(e->config, "maxrreg=32"), "its nearest tuned signature is the closest grid");
     probe.device = "NVIDIA A100";
     ok(!gt_cache_nearest(&c, &probe), "nothing near on another device");
+    probe.device = NULL;
+    e = gt_cache_nearest(&c, &probe);
+    ok(e && !strcmp(e->config, "maxrreg=32"), "  unless any device will do");
+    probe.arch = 80;
+    ok(!gt_cache_nearest(&c, &probe), "  but never another architecture");
     gt_cache_clear(&c);
 
     struct gt_centry verdict = add[1];

@@ -237,7 +237,8 @@ static double distance(const char *a, const char *b)
     return d + fabs(log2((s[0] + 1.0) / (s[1] + 1.0)));
 }
 
-/* The entry of the same kernel, image and device whose signature is closest. */
+/* The entry of the same kernel, image and device (any device when
+ * key->device is NULL) whose signature is closest. */
 const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const struct gt_centry *key)
 {
     const struct gt_centry *best = NULL;
@@ -245,7 +246,7 @@ const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const str
     for (size_t i = 0; i < c->n; i++) {
         const struct gt_centry *e = &c->v[i];
         if (e->image != key->image || e->arch != key->arch || strcmp(e->kernel, key->kernel) ||
-            strcmp(e->device, key->device))
+            (key->device && strcmp(e->device, key->device)))
             continue;
         double d = distance(e->signature, key->signature);
         if (d >= 0 && (!best || d < bestd)) {

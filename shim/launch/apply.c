@@ -1,19 +1,24 @@
 /* apply.c: what runs at each launch of a kernel with a plan.
  *
- * The first launch of each kernel decides whether it gets a plan
- * (plan.c): when GPUTUNE_FORCE names it, when the cache file holds entries
- * for it (its image, this device and driver), or when tune mode may tune
- * it.  A kernel without a plan costs one atomic load per launch from then
- * on.  With one, each launch finds the choice for its signature and runs
- * that variant; in tune mode a signature without one is tuned first
- * (session.c); in run mode it takes the configuration of the nearest tuned
- * signature, and says so once.  Where the kernel's constraints read the
- * launch, allowed.c checks each launch's choice first; guard.c checks each
- * applied configuration against the original on the application's own
- * launches, and at exit its verdicts go to the cache file.  Cooperative
- * launches always run the original, and launches into a capturing stream
- * run only a configuration already settled (plan.c: gt_plan_run_captured);
- * nothing is tuned while a stream is captured. */
+ * The first launch of each kernel decides whether it gets a plan (plan.c):
+ * when GPUTUNE_FORCE names it, when the cache file holds entries for it
+ * (its image, this device and driver), or when tune mode may tune it.  A
+ * cache tuned on one machine often runs on others of the same architecture:
+ * where this device has no entry for a signature and the kernel is not
+ * tuned here, another device's is used (unless GPUTUNE_STRICT_DEVICE=1),
+ * said once per file and listed at exit; the guard checks it anew and never
+ * writes its verdict into the other device's entry.  A kernel without a
+ * plan costs one atomic load per launch from then on.  With one, each
+ * launch finds the choice for its signature and runs that variant; in tune
+ * mode a signature without one is tuned first (session.c); in run mode it
+ * takes the configuration of the nearest tuned signature, and says so once.
+ * Where the kernel's constraints read the launch, allowed.c checks each
+ * launch's choice first; guard.c checks each applied configuration against
+ * the original on the application's own launches, and at exit its verdicts
+ * go to the cache file.  Cooperative launches always run the original, and
+ * launches into a capturing stream run only a configuration already settled
+ * (plan.c: gt_plan_run_captured); nothing is tuned while a stream is
+ * captured. */
 #include "apply.h"
 #include "alloc.h"
 #include "arena.h"
@@ -135,10 +140,34 @@ static void read_cache(struct gt_cachefile *c, const char *path)
         gt_debug("cache file %s: %zu entries", path, c->n);
 }
 
+/* The file whose entries a->cache holds up to its end now. */
+static void note_source(struct gt_run_state *a, const char *path)
+{
+    struct gt_cache_source *v = gt_realloc(a->sources, (a->nsources + 1) * sizeof *v);
+    char *copy = gt_strdup(path);
+    if (v)
+        a->sources = v;
+    if (!v || !copy) {
+        free(copy); /* out of memory, which is counted and said: its entries are named as another file's */
+        return;
+    }
+    v[a->nsources++] = (struct gt_cache_source){.path = copy, .end = a->cache->n};
+}
+
+static struct gt_cache_source *source_of(struct gt_run_state *a, size_t entry)
+{
+    static struct gt_cache_source unknown = {.path = "a cache file"};
+    for (size_t i = 0; i < a->nsources; i++)
+        if (entry < a->sources[i].end)
+            return &a->sources[i];
+    return &unknown;
+}
+
 /* GPUTUNE_CACHE_PATH's files, read-only: their entries where the cache
  * file has none for the same key. */
-static void read_more(struct gt_cachefile *c, const char *list)
+static void read_more(struct gt_run_state *a, const char *list)
 {
+    struct gt_cachefile *c = a->cache;
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ":");
         char path[PATH_MAX];
@@ -150,6 +179,8 @@ static void read_more(struct gt_cachefile *c, const char *list)
         for (size_t i = 0; i < more.n; i++)
             if (!gt_cache_find(c, &more.v[i]) && gt_cache_put(c, &more.v[i], 1) != 0)
                 break;
+        if (more.n)
+            note_source(a, path);
         gt_cache_clear(&more);
         p += len + (p[len] == ':');
     }
@@ -176,7 +207,9 @@ static void load_cache(struct gt_run_state *a)
     }
     if (a->cache_path[0])
         read_cache(a->cache, a->cache_path);
-    read_more(a->cache, gt.env.cache_path);
+    if (a->cache->n)
+        note_source(a, a->cache_path);
+    read_more(a, gt.env.cache_path);
 }
 
 static void setup(struct gt_run_state *a)
@@ -216,43 +249,85 @@ static int is_original(const struct gt_plan *p, const uint32_t *cfg)
     return 1;
 }
 
-/* The cache's entries for this kernel as the plan sees it, each a choice. */
-static void take_cached(struct gt_run_state *a, struct gt_plan *p)
+/* Whether e is an entry for the plan's kernel as it sees it (image,
+ * architecture, driver), tuned on this device or, when `elsewhere`, on
+ * another. */
+static int entry_for(const struct gt_plan *p, uint64_t image, const struct gt_centry *e, int elsewhere)
+{
+    return e->image == image && e->arch == p->arch.sm && e->driver == p->driver && !strcmp(e->kernel, p->k->name) &&
+           !strcmp(e->device, p->device) == !elsewhere;
+}
+
+/* An entry tuned on another device, said once per file it comes from. */
+static void say_elsewhere(struct gt_cache_source *src, const struct gt_plan *p, const struct gt_centry *e)
+{
+    if (src->warned)
+        return;
+    src->warned = 1;
+    gt_warn("%s: configurations tuned on %s are used on this %s (both sm_%d), where they may not be the fastest; "
+            "GPUTUNE_STRICT_DEVICE=1 uses only this device's, GPUTUNE_LOG=info lists them at exit", src->path,
+            e->device, p->device, p->arch.sm);
+}
+
+/* One cache entry as the plan's choice for its signature (none when nothing
+ * beat the original); src: the file of an entry tuned on another device,
+ * whose guard's verdict and times tell nothing of this one.  -1 when out of
+ * memory. */
+static int take_entry(struct gt_plan *p, const struct gt_centry *e, struct gt_cache_source *src)
+{
+    long at = gt_plan_add_cached(p, e);
+    if (at < 0)
+        return -1;
+    uint32_t *cfg = gt_calloc(p->space->ndims + 1, sizeof *cfg);
+    char err[512];
+    struct gt_choice *ch = NULL;
+    uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
+    if (!cfg)
+        gt_log(gt_log_nomem_level(), "kernel %s: out of memory for cached configuration '%s'", p->shown, e->config);
+    else if (gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
+        gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
+    else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
+        gt_plan_mark_done(p, sig); /* nothing beat the original, in the trials or in the application */
+    else
+        ch = gt_plan_choose(p, sig, e->signature, cfg, src ? "another device's cache entry" : "the cache");
+    if (ch) {
+        snprintf(ch->cubin, sizeof ch->cubin, "%s", e->cubin ? e->cubin : "");
+        ch->time_us = e->time_us;
+        ch->baseline_us = e->baseline_us;
+        ch->entry = at;
+        if (src) {
+            ch->elsewhere = p->cached[at].device;
+            ch->from = src->path;
+        } else if (e->guard == GT_CENTRY_KEPT) {
+            gt_guard_kept_before(&ch->guard, e->guard_speedup);
+        } else if (e->guard_times && gt_guard_resume(&ch->guard, e->guard_times) != 0) {
+            gt_debug("kernel %s: launch %s: the guard's times of earlier runs are not used", p->shown, e->signature);
+        }
+    }
+    if (src && ch)
+        say_elsewhere(src, p, e);
+    free(cfg);
+    return 0;
+}
+
+/* The cache's entries for this kernel as the plan sees it, each a choice:
+ * this device's, then (elsewhere) those of another device of its
+ * architecture for signatures this device's do not cover, the first in
+ * file order. */
+static void take_cached(struct gt_run_state *a, struct gt_plan *p, int elsewhere)
 {
     uint64_t image = p->k->image ? gt_image_hash(p->k->image) : 0;
-    for (size_t i = 0; i < a->cache->n; i++) {
-        const struct gt_centry *e = &a->cache->v[i];
-        if (e->image != image || e->arch != p->arch.sm || e->driver != p->driver || strcmp(e->kernel, p->k->name) ||
-            strcmp(e->device, p->device))
-            continue;
-        long at = gt_plan_add_cached(p, e);
-        if (at < 0)
-            break;
-        uint32_t *cfg = gt_calloc(p->space->ndims + 1, sizeof *cfg);
-        char err[512];
-        struct gt_choice *ch = NULL;
-        uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
-        if (!cfg)
-            gt_log(gt_log_nomem_level(), "kernel %s: out of memory for cached configuration '%s'", p->shown, e->config);
-        else if (gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
-            gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
-        else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
-            gt_plan_mark_done(p, sig); /* nothing beat the original, in the trials or in the application */
-        else
-            ch = gt_plan_choose(p, sig, e->signature, cfg, "the cache");
-        if (ch) {
-            snprintf(ch->cubin, sizeof ch->cubin, "%s", e->cubin ? e->cubin : "");
-            ch->time_us = e->time_us;
-            ch->baseline_us = e->baseline_us;
-            ch->entry = at;
-            if (e->guard == GT_CENTRY_KEPT)
-                gt_guard_kept_before(&ch->guard, e->guard_speedup);
-            else if (e->guard_times && gt_guard_resume(&ch->guard, e->guard_times) != 0)
-                gt_debug("kernel %s: launch %s: the guard's times of earlier runs are not used", p->shown,
-                         e->signature);
+    for (int other = 0; other <= elsewhere; other++)
+        for (size_t i = 0; i < a->cache->n; i++) {
+            const struct gt_centry *e = &a->cache->v[i];
+            if (!entry_for(p, image, e, other))
+                continue;
+            uint64_t sig = gt_hash64(e->signature, strlen(e->signature)) | 1;
+            if (other && (gt_plan_find(p, sig) || gt_plan_is_done(p, sig)))
+                continue;
+            if (take_entry(p, e, other ? source_of(a, i) : NULL) != 0)
+                return;
         }
-        free(cfg);
-    }
 }
 
 static int tunable(const struct gt_run_state *a, const struct gt_section *sec)
@@ -296,11 +371,11 @@ static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
         gt_info("kernel %s: applying configuration '%s' (GPUTUNE_FORCE)", name, config);
     }
     free(cfg);
-    if (p && cached)
-        take_cached(a, p);
     if (p)
         p->tune = !config && tunable(a, sec) && (gt.mode == GT_MODE_ONLINE || gt_trialsafe(p)); /* online runs
                                                                                                    each launch once */
+    if (p && cached) /* what tune mode tunes here, another device's entries do not settle */
+        take_cached(a, p, !gt.env.strict_device && !p->tune);
     if (p && !p->tune && !p->choices) { /* nothing to run or tune: cached entries where the original won, or dropped */
         gt_plan_free(p);
         p = NULL;
@@ -325,19 +400,26 @@ static struct gt_plan *plan_of(struct gt_kernel *k)
 
 /* ---- the launch ---- */
 
-/* The nearest tuned signature's configuration for an unseen one (run mode). */
+/* The nearest tuned signature's configuration for an unseen one (run
+ * mode): this device's, else one of another device's entries the plan took. */
 static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *signature)
 {
     struct gt_centry key = {.image = p->ncached ? p->cached[0].image : 0, .kernel = p->k->name,
                             .device = p->device, .arch = p->arch.sm, .signature = (char *)signature};
     struct gt_cachefile c = {.v = p->cached, .n = p->ncached};
     const struct gt_centry *e = gt_cache_nearest(&c, &key);
+    if (!e) {
+        key.device = NULL;
+        e = gt_cache_nearest(&c, &key);
+    }
     struct gt_choice *from = e ? gt_plan_find(p, gt_hash64(e->signature, strlen(e->signature)) | 1) : NULL;
     struct gt_choice *ch = from ? gt_plan_choose(p, sig, signature, from->cfg, "the nearest tuned signature") : NULL;
     if (ch) {
         memcpy(ch->cubin, from->cubin, sizeof ch->cubin);
-        gt_info("kernel %s: launch %s was not tuned; using the configuration tuned for %s ('%s')", p->shown,
-                signature, e->signature, ch->config);
+        ch->elsewhere = from->elsewhere;
+        ch->from = from->from;
+        gt_info("kernel %s: launch %s was not tuned; using the configuration tuned for %s%s%s ('%s')", p->shown,
+                signature, e->signature, ch->elsewhere ? " on " : "", ch->elsewhere ? ch->elsewhere : "", ch->config);
     }
     return ch;
 }
@@ -509,10 +591,11 @@ struct guard_sum {
 };
 
 /* A copy of the choice's cache entry, to change and write back; NULL when
- * it has none or memory ran out. */
+ * it has none, when the entry is another device's (what the guard saw
+ * here says nothing of that one), or memory ran out. */
 static struct gt_centry *change(struct guard_sum *sum, struct gt_plan *p, const struct gt_choice *ch)
 {
-    if (ch->entry < 0 || (size_t)ch->entry >= p->ncached ||
+    if (ch->entry < 0 || ch->elsewhere || (size_t)ch->entry >= p->ncached ||
         gt_grow((void **)&sum->changed, &sum->capchanged, sum->nchanged + 1, sizeof *sum->changed) != 0 ||
         gt_centry_copy(&sum->changed[sum->nchanged], &p->cached[ch->entry]) != 0)
         return NULL;
@@ -588,19 +671,44 @@ static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
     pthread_mutex_unlock(&p->lock);
 }
 
-/* Says what the applied configurations did on the application's own
- * launches and records new verdicts, and the times of those not judged
+/* ---- at exit: configurations tuned on another device ---- */
+
+static int list_elsewhere(struct gt_plan *p, int listed)
+{
+    pthread_mutex_lock(&p->lock);
+    for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
+        if (!ch->elsewhere)
+            continue;
+        if (!listed++)
+            gt_info("configurations tuned on another device (GPUTUNE_STRICT_DEVICE=1 leaves them out):");
+        gt_info("  kernel %s: launch %s: '%s' tuned on %s%s, from %s; %lu launches", p->shown, ch->signature,
+                ch->config, ch->elsewhere, ch->entry < 0 ? " for the nearest tuned signature" : "", ch->from,
+                atomic_load(&ch->launches));
+    }
+    pthread_mutex_unlock(&p->lock);
+    return listed;
+}
+
+/* Says which applied configurations came from another device's entries;
+ * then what the applied configurations did on the application's own
+ * launches, and records new verdicts, and the times of those not judged
  * yet, in the cache file. */
 void gt_apply_exit(void)
 {
     struct guard_sum sum = {0};
+    int listed = 0, info = gt_log_enabled(GT_LOG_INFO);
+    pthread_mutex_lock(&gt.track.reg.lock);
+    for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next) {
+        if (atomic_load(&k->planned) <= 0)
+            continue;
+        if (info)
+            listed = list_elsewhere(k->plan, listed);
+        if (gt.run.guard)
+            sum_plan(&sum, k->plan);
+    }
+    pthread_mutex_unlock(&gt.track.reg.lock);
     if (!gt.run.guard)
         return;
-    pthread_mutex_lock(&gt.track.reg.lock);
-    for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next)
-        if (atomic_load(&k->planned) > 0)
-            sum_plan(&sum, k->plan);
-    pthread_mutex_unlock(&gt.track.reg.lock);
     if (sum.earlier)
         gt_info("in the application: %d applied configurations run as kept by an earlier run's check", sum.earlier);
     if (sum.kept + sum.dropped + sum.unchecked) {

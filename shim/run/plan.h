@@ -30,6 +30,8 @@ struct gt_choice {
     int guarded;            /* checked against the original on the application's launches (guard.c) */
     struct gt_guard guard;
     long entry;             /* its entry in the plan's cached entries, -1: none */
+    const char *elsewhere;  /* the device its entry was tuned on when not this one, else NULL */
+    const char *from;       /* and the cache file it came from */
     atomic_ulong launches;  /* launches it ran that the driver took, the original's under the guard included */
     struct gt_variant *variants; /* per context and block; none when only launch-time knobs change */
     struct gt_choice *next;

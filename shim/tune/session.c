@@ -46,6 +46,7 @@
 #include "plan.h"
 #include "poison.h"
 #include "pidpath.h"
+#include "plot.h"
 #include "pool.h"
 #include "snapshot.h"
 #include "state.h"
@@ -58,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define DEFAULT_TRIALS 64
@@ -115,6 +117,8 @@ struct gt_session_result {
     long trials, verify_failures, aborted, invalid;
     uint64_t space;
     double seconds, compile_s, trial_s, snapshot_s;
+    uint64_t key;          /* of its kernel, image and signature: its plot's file */
+    struct gt_plot plot;   /* its trials, when GPUTUNE_PLOTS asks for pictures */
     struct gt_session_result *next;
 };
 
@@ -502,6 +506,8 @@ static void try_candidate(struct gt_session *s, struct gt_candidate *c, double d
     enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
     s->trials++;
     s->invalid += st == GT_TRIAL_INVALID;
+    if (gt.env.plots)
+        gt_plot_add(&s->plot, st, us);
     gt_strategy_report(s->strategy, c->cfg, us, st);
     if (st == GT_TRIAL_OK)
         keep_best(s, c, us);
@@ -642,6 +648,15 @@ static double trial_seconds(const struct gt_session *s)
     return t > 0 ? t : 0;
 }
 
+/* Keeps apart the plots of one kernel's signatures, and of kernels of one
+ * name in two images. */
+static uint64_t plot_key(const struct gt_session *s, const char *signature)
+{
+    const struct gt_kernel *k = s->p->k;
+    uint64_t seed = gt_hash64(k->name, strlen(k->name)) ^ (k->image ? gt_image_hash(k->image) : 0);
+    return gt_hash64_seeded(signature, strlen(signature), seed);
+}
+
 static void remember(struct gt_session *s, const char *signature, const char *config, double base_us, double best_us,
                      double seconds)
 {
@@ -654,7 +669,9 @@ static void remember(struct gt_session *s, const char *signature, const char *co
                          .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
                          .aborted = s->aborted,
                          .space = gt_strategy_space_size(s->strategy) + 1, .seconds = seconds,
-                         .compile_s = s->t_compile, .trial_s = trial_seconds(s), .snapshot_s = snapshot_seconds(s)};
+                         .compile_s = s->t_compile, .trial_s = trial_seconds(s), .snapshot_s = snapshot_seconds(s),
+                         .key = plot_key(s, signature), .plot = s->plot};
+    s->plot = (struct gt_plot){0}; /* the result's now */
     r->next = gt.tune.results; /* the session holds gt.tune.ser.lock */
     gt.tune.results = r;
 }
@@ -666,6 +683,7 @@ static void session_free(struct gt_session *s)
         gt_jit_job_clear(&s->best[i].built);
     }
     gt_strategy_free(s->strategy);
+    gt_plot_free(&s->plot);
     gt_timer_end(&s->timer);
     gt_snapshot_free(&s->snap);
     if (s->stream)
@@ -872,7 +890,33 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
 
 /* ---- the exit report ---- */
 
-void gt_session_report(void)
+/* GPUTUNE_PLOTS: a picture per tuned signature, in the directory, made if
+ * missing; the first that cannot be written is said and ends them. */
+static void write_plots(void)
+{
+    char dir[4096], path[4400], err[4600];
+    int n = 0;
+    if (!gt.env.plots || !gt.tune.results)
+        return;
+    gt_pidpath(gt.env.plots, dir, sizeof dir);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        gt_warn("cannot write GPUTUNE_PLOTS: cannot create directory %s: %s; no plots are written", dir,
+                strerror(errno));
+        return;
+    }
+    for (struct gt_session_result *r = gt.tune.results; r; r = r->next, n++) {
+        struct gt_plot_title t = {.kernel = r->kernel, .signature = r->signature, .key = r->key,
+                                  .baseline_us = r->baseline_us};
+        if (gt_plot_save(dir, &t, &r->plot, path, sizeof path, err, sizeof err) != 0) {
+            gt_warn("cannot write GPUTUNE_PLOTS: %s; no more plots are written", err);
+            return;
+        }
+    }
+    gt_info("GPUTUNE_PLOTS: %d plot%s of tuned signatures in %s", n, n == 1 ? "" : "s", dir);
+}
+
+/* The exit table, and GPUTUNE_REPORT. */
+static void report_table(void)
 {
     char csv_path[4096] = "";
     if (gt.env.report)
@@ -908,4 +952,10 @@ void gt_session_report(void)
         bad = errno;
     if (bad)
         gt_warn("cannot write GPUTUNE_REPORT=%s: %s", csv_path, strerror(bad));
+}
+
+void gt_session_report(void)
+{
+    report_table();
+    write_plots();
 }

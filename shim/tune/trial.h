@@ -5,6 +5,7 @@
 #include "call.h"
 #include "devk.h"
 #include "plan.h"
+#include "plot.h"
 #include "pool.h"
 #include "recipe.h"
 #include "snapshot.h"
@@ -71,6 +72,7 @@ struct gt_session {
     } best[GT_SESSION_BEST];
     int nbest;
     char key[33];              /* store key of the winner's cubin */
+    struct gt_plot plot;       /* its trials, when GPUTUNE_PLOTS asks for pictures */
 };
 
 CUresult gt_trial_restore(void *arg, CUstream stream);

@@ -21,8 +21,11 @@
  * faster or slower in trials and in the application; FAKECUDA_MODULE_MS
  * (and FAKECUDA_MODULE_APP_MS on the default stream, if set) likewise when
  * it ran a function of a module loaded by cuModuleLoadData (a variant the
- * shim built).  Graphs record the launches captured into
- * them and kernel nodes, and their launches run those. */
+ * shim built).  Graphs record the launches captured into them and kernel
+ * nodes, and their launches run those.
+ * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
+ * and FAKECUDA_ARCH=NN (80: 8.0) make it another, as a cache file tuned on
+ * one machine meets another. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -344,7 +347,11 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
     CALL(OTHER);
     (void)d;
-    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
+    const char *arch = getenv("FAKECUDA_ARCH");
+    int cc = arch ? atoi(arch) : 90;
+    *v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR   ? cc / 10
+         : a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? cc % 10
+                                                             : 0;
     return CUDA_SUCCESS;
 }
 
@@ -352,7 +359,8 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
     CALL(OTHER);
     (void)d;
-    snprintf(name, (size_t)len, "Fake GPU");
+    const char *other = getenv("FAKECUDA_DEVICE");
+    snprintf(name, (size_t)len, "%s", other ? other : "Fake GPU");
     return CUDA_SUCCESS;
 }
 
