@@ -339,10 +339,9 @@ static int valid_times(const char *s)
     return side == 1;
 }
 
-enum field { FIELD_SET, FIELD_BAD, FIELD_UNKNOWN, FIELD_NOMEM };
-
-/* Sets one field of e from its (escaped, in place) value. */
-static enum field set_field(struct gt_centry *e, const char *key, char *val)
+/* Sets the field `key` of e from its value as text (as the file holds it,
+ * escapes undone): each is checked as the reader checks it. */
+enum gt_centry_field gt_centry_set(struct gt_centry *e, const char *key, const char *val)
 {
     char *end = NULL;
     char **str = !strcmp(key, "kernel") ? &e->kernel : !strcmp(key, "device") ? &e->device
@@ -351,11 +350,10 @@ static enum field set_field(struct gt_centry *e, const char *key, char *val)
                : !strcmp(key, "tuned") ? &e->tuned : !strcmp(key, "guard_times") ? &e->guard_times
                : !strcmp(key, "image_file") ? &e->image_file : NULL;
     if (str == &e->guard_times && !valid_times(val))
-        return FIELD_BAD;
+        return GT_FIELD_BAD;
     if (str) {
         free(*str);
-        unescape(val);
-        return (*str = gt_strdup(val)) ? FIELD_SET : FIELD_NOMEM;
+        return (*str = gt_strdup(val)) ? GT_FIELD_SET : GT_FIELD_NOMEM;
     }
     if (!strcmp(key, "image"))
         e->image = strtoull(val, &end, 16);
@@ -372,10 +370,10 @@ static enum field set_field(struct gt_centry *e, const char *key, char *val)
     else if (!strcmp(key, "space"))
         e->space = strtoull(val, &end, 10);
     else if (!strcmp(key, "guard"))
-        return parse_guard(e, val) == 0 ? FIELD_SET : FIELD_BAD;
+        return parse_guard(e, val) == 0 ? GT_FIELD_SET : GT_FIELD_BAD;
     else
-        return FIELD_UNKNOWN;
-    return end && end != val && !*end ? FIELD_SET : FIELD_BAD;
+        return GT_FIELD_UNKNOWN;
+    return end && end != val && !*end ? GT_FIELD_SET : GT_FIELD_BAD;
 }
 
 static int complete(const struct gt_centry *e)
@@ -466,10 +464,11 @@ static void key_value(struct parser *p, char *s, int line)
     }
     if (p->why[0])
         return;
-    enum field f = set_field(&p->e, key, val);
-    if (f == FIELD_NOMEM)
+    unescape(val);
+    enum gt_centry_field f = gt_centry_set(&p->e, key, val);
+    if (f == GT_FIELD_NOMEM)
         p->nomem = 1;
-    else if (f == FIELD_BAD || (f == FIELD_UNKNOWN && p->format <= GPUTUNE_CACHE_FORMAT))
+    else if (f == GT_FIELD_BAD || (f == GT_FIELD_UNKNOWN && p->format <= GPUTUNE_CACHE_FORMAT))
         snprintf(p->why, sizeof p->why, "line %d: bad %.40s", line, key);
 }
 

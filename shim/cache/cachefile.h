@@ -78,6 +78,8 @@ const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const str
 int gt_cache_signature(const unsigned grid[3], const unsigned block[3], unsigned smem, const int64_t *extra,
                        size_t nextra, char *out, size_t cap);
 int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src);
+enum gt_centry_field { GT_FIELD_SET, GT_FIELD_BAD, GT_FIELD_UNKNOWN, GT_FIELD_NOMEM };
+enum gt_centry_field gt_centry_set(struct gt_centry *e, const char *key, const char *val);
 void gt_centry_clear(struct gt_centry *e);
 
 #endif
