@@ -11,7 +11,7 @@
 #define GPUTUNE_VERSION "0.1.0"
 
 /* Version of the per-binary cache file format. */
-#define GPUTUNE_CACHE_FORMAT 1
+#define GPUTUNE_CACHE_FORMAT 2
 
 #ifdef __cplusplus
 extern "C" {

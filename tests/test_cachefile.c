@@ -2,7 +2,9 @@
  * by key and by nearest signature, damaged entries dropped one by one,
  * newer formats left alone, files and directories planted or other users',
  * errors of the moment and a lock held too long, stale temporaries swept,
- * paths too long for the names written beside them,
+ * paths too long for the names written beside them, changes made under
+ * the lock (gputune cache's import, merge and prune), the rule a merge
+ * keeps one of two entries by, files of the older format,
  * and eight processes writing at once. */
 #include "cachedir.h"
 #include "cachefile.h"
@@ -24,7 +26,7 @@
 
 static struct gt_centry entry(const char *kernel, const char *sig, const char *config)
 {
-    return (struct gt_centry){.image = 0xabcdef12345ULL, .kernel = (char *)kernel, .device = "NVIDIA H200",
+    return (struct gt_centry){.image = 0xabcdef12345ULL, .image_file = "/opt/app/bin/solver", .kernel = (char *)kernel, .device = "NVIDIA H200",
                               .arch = 90, .driver = 13000, .signature = (char *)sig, .config = (char *)config,
                               .cubin = "00112233445566778899aabbccddeeff", .strategy = "random", .time_us = 12.5,
                               .baseline_us = 20.25, .trials = 42, .space = 420, .tuned = "2026-11-21T07:00:00Z"};
@@ -118,11 +120,13 @@ static void foreign(const char *dir, const char *path, const struct gt_centry *a
     save(path, add, 1);
     char text[2048];
     snprintf(text, sizeof text, "%s", slurp(path));
-    memcpy(strstr(text, "format = 1"), "format = 9", 10);
+    char *format = strstr(text, "format = ");
+    ok(format && format[9] - '0' == GPUTUNE_CACHE_FORMAT, "it is written in this library's format");
+    format[9] = '9';
     strcat(text, "colour = blue\n[entry new]\nkernel = k\nshape = round\n");
     write_text(path, text);
     ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_NEWER && c.n == 1 &&
-           strstr(err, "has format 9, newer than this libgputune's 1"),
+           strstr(err, "has format 9, newer than this libgputune's "),
        "a newer format is read as far as understood: %s", err);
     gt_cache_clear(&c);
     ok(save(path, &add[1], 1) == GT_CACHE_NEWER && !strcmp(slurp(path), text) && !exists(path, ".bad"),
@@ -267,6 +271,85 @@ static void too_long(const char *dir, const struct gt_centry *add)
     path[PATH_MAX] = '\0';
     ok(save(path, add, 1) == GT_CACHE_REFUSED && strstr(err, "path too long (4096 bytes)"),
        "a cache file path of PATH_MAX bytes is refused: %.50s", err);
+}
+
+static int drop_first(struct gt_cachefile *c, void *ctx)
+{
+    (void)ctx;
+    gt_centry_clear(&c->v[0]);
+    memmove(c->v, c->v + 1, --c->n * sizeof *c->v);
+    return 0;
+}
+
+static int unchanged(struct gt_cachefile *c, void *ctx)
+{
+    *(size_t *)ctx = c->n;
+    return 1;
+}
+
+/* Changes made under the lock: the file's program kept, a change of
+ * nothing not written, a file of format 1 read and written anew. */
+static void editing(const char *path, const struct gt_centry *add)
+{
+    struct gt_cachefile c;
+    struct stat before, after;
+    size_t seen = 0;
+    unlink(path);
+    save(path, add, 3);
+    ok(gt_cache_update(path, NULL, drop_first, NULL, 1000, err, sizeof err) == GT_CACHE_OK && !err[0],
+       "an entry removed under the lock: %s", err);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 2 && c.binary &&
+           !strcmp(c.binary, "/opt/app/bin/solver") && !strcmp(c.v[0].image_file, "/opt/app/bin/solver"),
+       "  the rest kept, the program its header named kept too, image_file read back");
+    gt_cache_clear(&c);
+    stat(path, &before);
+    char text[8192];
+    snprintf(text, sizeof text, "%s", slurp(path));
+    usleep(20000);
+    ok(gt_cache_update(path, NULL, unchanged, &seen, 1000, err, sizeof err) == GT_CACHE_OK && seen == 2,
+       "a change of nothing sees the entries");
+    stat(path, &after);
+    ok(!strcmp(slurp(path), text) && before.st_ino == after.st_ino, "  and leaves the file as it was");
+
+    write_text(path, "[gputune]\nformat = 1\nbinary = /old\\napp\n[entry x]\nkernel = k\nimage = 00000000000000ab\n"
+                     "device = D\narch = sm_80\ndriver = 12080\nsignature = s\nconfig = c=1\n");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 1 && !strcmp(c.v[0].image_file, "") &&
+           !strcmp(c.binary, "/old\napp"),
+       "a file of format 1 (no image_file) reads as sound: %s", err);
+    gt_cache_clear(&c);
+    ok(save(path, &add[0], 1) == GT_CACHE_OK && strstr(slurp(path), "image_file = \n") &&
+           strstr(slurp(path), "binary = /opt/app/bin/solver"),
+       "  and is written anew in this format, for the program the writer names");
+    write_text(path, "[gputune]\nbinary = /x\n");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_DAMAGED && strstr(err, "has format 0, this libgputune reads "
+                                                                                  "formats 1 to "),
+       "a file that names no format: %s", err);
+    gt_cache_clear(&c);
+
+    char mem[] = "[gputune]\nformat = 2\n[entry x]\nkernel = k\ntrials = many\n";
+    ok(gt_cache_parse(&c, mem, "exported.ini", err, sizeof err) == GT_CACHE_DAMAGED &&
+           strstr(err, "exported.ini: entry 'entry x' (line 3) dropped: line 5: bad trials"),
+       "text parsed under a name of the caller's: %s", err);
+    gt_cache_clear(&c);
+}
+
+/* Which of two entries of one key a merge keeps. */
+static void merge_rule(const struct gt_centry *e)
+{
+    struct gt_centry a = *e, b = *e;
+    a.time_us = 10, b.time_us = 12;
+    ok(gt_cache_better(&a, &b) && !gt_cache_better(&b, &a), "the faster one");
+    b.time_us = 10.05, b.trials = a.trials + 10;
+    ok(!gt_cache_better(&a, &b) && gt_cache_better(&b, &a), "within 1%%: the one of more trials");
+    b.trials = a.trials, b.tuned = "2027-01-01T00:00:00Z";
+    ok(!gt_cache_better(&a, &b) && gt_cache_better(&b, &a), "  as many: the one tuned later");
+    b = a;
+    ok(gt_cache_better(&a, &b) && gt_cache_better(&b, &a), "  the same: the first");
+    b.time_us = 1, b.guard = GT_CENTRY_DROPPED;
+    ok(gt_cache_better(&a, &b) && !gt_cache_better(&b, &a), "one the guard dropped loses, however fast");
+    a.time_us = 0;
+    b = *e;
+    ok(!gt_cache_better(&a, &b) && gt_cache_better(&b, &a), "one without a time loses to one with");
 }
 
 /* gt_cache_program on argv as the kernel passes it; "" ends the list. */
@@ -422,6 +505,8 @@ int main(void)
     gt_cache_clear(&c);
 
     damaged(path, add);
+    editing(path, add);
+    merge_rule(&add[0]);
     foreign(dir, path, add);
     transient(path, add);
     planted(dir, path, add);

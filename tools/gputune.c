@@ -4,6 +4,7 @@
  * compiler worker libgputune spawns for each thread that builds from source
  * (shim/compile/rtcworker.c), serving NVRTC requests on the socket FD. */
 #include "gputune.h"
+#include "cachecmd.h"
 #include "env_cmd.h"
 #include "inspect.h"
 #include "jit.h"
@@ -25,6 +26,8 @@ static const char usage[] =
     "  MODE CMD...                 run a command under libgputune in MODE: run, tune, retune,\n"
     "                              online or off\n"
     "  cache PROGRAM               list what tune mode kept for a program\n"
+    "  cache export|import|merge|prune ...\n"
+    "                              move, combine and clean cache files (T4 too)\n"
     "  env                         print the GPUTUNE_* variables as libgputune reads them\n"
     "  version                     print the version\n"
     "Run 'gputune COMMAND --help' for a command's options.\n";

@@ -237,7 +237,7 @@ static void put_name(struct buf *b, FILE *json, unsigned j, const char *v)
 {
     if (json) {
         fputs(j ? ", " : "", json);
-        gt_json_string(json, v);
+        gt_json_str(json, v);
     } else {
         put(b, j ? "," : "");
         put(b, v);
@@ -555,16 +555,16 @@ static void json_ptx(FILE *out, const struct gt_inspect_build *b)
     for (unsigned i = 0; i < fn->nparams; i++) {
         const struct gt_ptx_param *p = &fn->params[i];
         fputs(i ? ", {\"name\": " : "{\"name\": ", out);
-        gt_json_string(out, p->name);
+        gt_json_str(out, p->name);
         fputs(", \"type\": ", out);
-        gt_json_string(out, p->type);
+        gt_json_str(out, p->type);
         fprintf(out, ", \"size\": %u, \"align\": %u, \"offset\": %u, \"pointer\": %s}", p->size, p->align, p->offset,
                 p->is_ptr ? "true" : "false");
     }
     fputs("], \"loops\": [", out);
     for (unsigned i = 0; i < fn->nloops; i++) {
         fputs(i ? ", {\"label\": " : "{\"label\": ", out);
-        gt_json_string(out, fn->loops[i].label);
+        gt_json_str(out, fn->loops[i].label);
         fprintf(out, ", \"line\": %u, \"offset\": %zu}", fn->loops[i].line, fn->loops[i].offset);
     }
     fputs("]}", out);
@@ -574,9 +574,9 @@ static void json_kernel(FILE *out, const struct gt_inspect_file *f, const struct
 {
     char tuning[1024];
     fputs("    {\"name\": ", out);
-    gt_json_string(out, k->name);
+    gt_json_str(out, k->name);
     fputs(", \"demangled\": ", out);
-    gt_json_string(out, k->demangled);
+    gt_json_str(out, k->demangled);
     fprintf(out, ", \"fatbin\": %zu,\n     \"sass\": [", k->container);
     for (unsigned i = 0; i < k->nsass; i++) {
         fputs(i ? ", " : "", out);
@@ -591,7 +591,7 @@ static void json_kernel(FILE *out, const struct gt_inspect_file *f, const struct
     int known = kernel_vars(k, NULL, out);
     fprintf(out, "], \"variables_known\": %s, \"tuning\": ", known ? "true" : "false");
     gt_inspect_tuning(f, k, device, tuning, sizeof tuning);
-    gt_json_string(out, tuning);
+    gt_json_str(out, tuning);
     fputs("}", out);
 }
 
@@ -620,7 +620,7 @@ static void json_entry(FILE *out, const struct gt_devcode_entry *e)
         fprintf(out, "\"version\": \"%d.%d\", \"variables\": %zu, ", e->ptx.version / 100, e->ptx.version % 100,
                 e->ptx.nvars);
     fputs("\"error\": ", out);
-    gt_json_string(out, e->status < 0 ? e->error : NULL);
+    gt_json_str(out, e->status < 0 ? e->error : NULL);
     fputs("}", out);
 }
 
@@ -631,7 +631,7 @@ static void json_fatbins(FILE *out, const struct gt_devcode *dc)
         const struct gt_devcode_container *c = &dc->containers[i];
         fprintf(out, "%s\n    {\"index\": %zu, \"offset\": %zu, \"size\": %zu, \"section\": ", i ? "," : "", i,
                 c->offset, c->size);
-        gt_json_string(out, c->section);
+        gt_json_str(out, c->section);
         fprintf(out, ", \"wrapper\": %d, \"entries\": [", c->wrapper);
         for (size_t j = 0; j < c->count; j++) {
             fputs(j ? ",\n      " : "\n      ", out);
@@ -667,15 +667,15 @@ static void json_summary(FILE *out, const struct gt_devcode *dc)
 void gt_inspect_json(FILE *out, const struct gt_inspect_file *f, const struct gt_inspect_options *o)
 {
     fputs("  {\"path\": ", out);
-    gt_json_string(out, f->path);
+    gt_json_str(out, f->path);
     if (f->error[0]) {
         fputs(", \"error\": ", out);
-        gt_json_string(out, f->error);
+        gt_json_str(out, f->error);
         fputs("}", out);
         return;
     }
     fputs(", \"format\": ", out);
-    gt_json_string(out, gt_devcode_format_name(&f->dc));
+    gt_json_str(out, gt_devcode_format_name(&f->dc));
     fprintf(out, ", \"size\": %zu, \"wrappers\": {\"v1\": %u, \"v2\": %u}, \"damaged_entries\": %zu,\n", f->size,
             f->dc.wrappers[1], f->dc.wrappers[2], f->failed);
     json_fatbins(out, &f->dc);

@@ -4,14 +4,15 @@
  * hash of its full path, holds an entry per (image, kernel, device,
  * architecture, driver, launch signature): the winning configuration, its
  * time and the original's, how many trials in what space with which
- * strategy, and the store key of its compiled cubin so that run mode never
- * compiles.  Kernel names run to thousands of characters, so the file is
+ * strategy, when, the file the image came from, and the store key of its
+ * compiled cubin so that run mode never compiles.  Kernel names run to thousands of characters, so the file is
  * read by a small reader of its own, without a line limit.
  *
  * Writers serialize on a lock file (flock, waited for a bounded time), read
- * the file again under the lock, merge their entries in, write a temporary
- * file and rename it: no entry of a concurrent process is lost and a reader
- * never sees half a file.  Values are written escaped (a program path may
+ * the file again under the lock, make their change (the shim adds entries;
+ * `gputune cache` imports, merges and prunes), write a temporary file and
+ * rename it: no entry of a concurrent process is lost and a reader never
+ * sees half a file.  Values are written escaped (a program path may
  * hold a newline).
  *
  * Entries are checked one by one: one that does not parse is dropped and
@@ -162,6 +163,7 @@ int gt_cache_signature(const unsigned grid[3], const unsigned block[3], unsigned
 
 void gt_centry_clear(struct gt_centry *e)
 {
+    free(e->image_file);
     free(e->kernel);
     free(e->device);
     free(e->signature);
@@ -181,6 +183,7 @@ static char *dup_or_empty(const char *s)
 int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src)
 {
     *dst = *src;
+    dst->image_file = dup_or_empty(src->image_file);
     dst->kernel = dup_or_empty(src->kernel);
     dst->device = dup_or_empty(src->device);
     dst->signature = dup_or_empty(src->signature);
@@ -189,7 +192,7 @@ int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src)
     dst->strategy = dup_or_empty(src->strategy);
     dst->tuned = dup_or_empty(src->tuned);
     dst->guard_times = src->guard_times ? gt_strdup(src->guard_times) : NULL;
-    if (!dst->kernel || !dst->device || !dst->signature || !dst->config || !dst->cubin || !dst->strategy ||
+    if (!dst->image_file || !dst->kernel || !dst->device || !dst->signature || !dst->config || !dst->cubin || !dst->strategy ||
         !dst->tuned || (src->guard_times && !dst->guard_times)) {
         gt_centry_clear(dst);
         return -1;
@@ -202,6 +205,7 @@ void gt_cache_clear(struct gt_cachefile *c)
     for (size_t i = 0; i < c->n; i++)
         gt_centry_clear(&c->v[i]);
     free(c->v);
+    free(c->binary);
     *c = (struct gt_cachefile){0};
 }
 
@@ -336,22 +340,21 @@ static int valid_times(const char *s)
     return side == 1;
 }
 
-enum field { FIELD_SET, FIELD_BAD, FIELD_UNKNOWN, FIELD_NOMEM };
-
-/* Sets one field of e from its (escaped, in place) value. */
-static enum field set_field(struct gt_centry *e, const char *key, char *val)
+/* Sets the field `key` of e from its value as text (as the file holds it,
+ * escapes undone): each is checked as the reader checks it. */
+enum gt_centry_field gt_centry_set(struct gt_centry *e, const char *key, const char *val)
 {
     char *end = NULL;
     char **str = !strcmp(key, "kernel") ? &e->kernel : !strcmp(key, "device") ? &e->device
                : !strcmp(key, "signature") ? &e->signature : !strcmp(key, "config") ? &e->config
                : !strcmp(key, "cubin") ? &e->cubin : !strcmp(key, "strategy") ? &e->strategy
-               : !strcmp(key, "tuned") ? &e->tuned : !strcmp(key, "guard_times") ? &e->guard_times : NULL;
+               : !strcmp(key, "tuned") ? &e->tuned : !strcmp(key, "guard_times") ? &e->guard_times
+               : !strcmp(key, "image_file") ? &e->image_file : NULL;
     if (str == &e->guard_times && !valid_times(val))
-        return FIELD_BAD;
+        return GT_FIELD_BAD;
     if (str) {
         free(*str);
-        unescape(val);
-        return (*str = gt_strdup(val)) ? FIELD_SET : FIELD_NOMEM;
+        return (*str = gt_strdup(val)) ? GT_FIELD_SET : GT_FIELD_NOMEM;
     }
     if (!strcmp(key, "image"))
         e->image = strtoull(val, &end, 16);
@@ -368,10 +371,10 @@ static enum field set_field(struct gt_centry *e, const char *key, char *val)
     else if (!strcmp(key, "space"))
         e->space = strtoull(val, &end, 10);
     else if (!strcmp(key, "guard"))
-        return parse_guard(e, val) == 0 ? FIELD_SET : FIELD_BAD;
+        return parse_guard(e, val) == 0 ? GT_FIELD_SET : GT_FIELD_BAD;
     else
-        return FIELD_UNKNOWN;
-    return end && end != val && !*end ? FIELD_SET : FIELD_BAD;
+        return GT_FIELD_UNKNOWN;
+    return end && end != val && !*end ? GT_FIELD_SET : GT_FIELD_BAD;
 }
 
 static int complete(const struct gt_centry *e)
@@ -434,6 +437,13 @@ static void begin_section(struct parser *p, const char *s, int line)
     snprintf(p->name, sizeof p->name, "%.*s", (int)strcspn(s + 1, "]"), s + 1);
 }
 
+static void header_binary(struct parser *p, char *val)
+{
+    free(p->c->binary);
+    unescape(val);
+    p->nomem |= !(p->c->binary = gt_strdup(val));
+}
+
 static void key_value(struct parser *p, char *s, int line)
 {
     char *eq = strchr(s, '=');
@@ -449,21 +459,29 @@ static void key_value(struct parser *p, char *s, int line)
     if (!p->in_entry) {
         if (!strcmp(key, "format"))
             p->format = atoi(val);
+        else if (!strcmp(key, "binary"))
+            header_binary(p, val);
         return;
     }
     if (p->why[0])
         return;
-    enum field f = set_field(&p->e, key, val);
-    if (f == FIELD_NOMEM)
+    unescape(val);
+    enum gt_centry_field f = gt_centry_set(&p->e, key, val);
+    if (f == GT_FIELD_NOMEM)
         p->nomem = 1;
-    else if (f == FIELD_BAD || (f == FIELD_UNKNOWN && p->format <= GPUTUNE_CACHE_FORMAT))
+    else if (f == GT_FIELD_BAD || (f == GT_FIELD_UNKNOWN && p->format <= GPUTUNE_CACHE_FORMAT))
         snprintf(p->why, sizeof p->why, "line %d: bad %.40s", line, key);
 }
 
-/* Parses the text of a cache file into c. */
-static enum gt_cache_status parse(struct gt_cachefile *c, char *text, const char *path, char *err, size_t errlen)
+/* Parses the text of a cache file (changed in place) into c, its messages
+ * naming it `name`: OK, DAMAGED or NEWER with what could be read, or
+ * FAILED (out of memory) with c empty. */
+enum gt_cache_status gt_cache_parse(struct gt_cachefile *c, char *text, const char *name, char *err, size_t errlen)
 {
-    struct parser p = {.c = c, .path = path, .err = err, .errlen = errlen};
+    *c = (struct gt_cachefile){0};
+    if (errlen)
+        err[0] = '\0';
+    struct parser p = {.c = c, .path = name, .err = err, .errlen = errlen};
     int line = 0;
     for (char *ln = text, *next; ln && !p.nomem; ln = next) {
         next = strchr(ln, '\n');
@@ -477,13 +495,16 @@ static enum gt_cache_status parse(struct gt_cachefile *c, char *text, const char
             key_value(&p, s, line);
     }
     end_entry(&p);
-    if (p.nomem)
-        return status(GT_CACHE_FAILED, err, errlen, "out of memory reading %s", path);
+    if (p.nomem) {
+        gt_cache_clear(c);
+        return status(GT_CACHE_FAILED, err, errlen, "out of memory reading %s", name);
+    }
     if (p.format > GPUTUNE_CACHE_FORMAT)
         return status(GT_CACHE_NEWER, err, errlen, "%s has format %d, newer than this libgputune's %d: read as far "
-                      "as understood, never written", path, p.format, GPUTUNE_CACHE_FORMAT);
-    if (p.format != GPUTUNE_CACHE_FORMAT)
-        problem(&p, "%s has format %d, this libgputune reads format %d", path, p.format, GPUTUNE_CACHE_FORMAT);
+                      "as understood, never written", name, p.format, GPUTUNE_CACHE_FORMAT);
+    if (p.format < GT_CACHE_FIRST_FORMAT)
+        problem(&p, "%s has format %d, this libgputune reads formats %d to %d", name, p.format,
+                GT_CACHE_FIRST_FORMAT, GPUTUNE_CACHE_FORMAT);
     if (p.problems > 1) {
         size_t n = strlen(err);
         snprintf(err + n, errlen - n, " (and %d more problems)", p.problems - 1);
@@ -562,10 +583,8 @@ enum gt_cache_status gt_cache_load(struct gt_cachefile *c, const char *path, cha
     if (!text)
         return status(e == EFBIG ? GT_CACHE_REFUSED : GT_CACHE_FAILED, err, errlen, "cannot read %s: %s", path,
                       strerror(e));
-    st = parse(c, text, path, err, errlen);
+    st = gt_cache_parse(c, text, path, err, errlen);
     free(text);
-    if (st == GT_CACHE_FAILED)
-        gt_cache_clear(c);
     return st;
 }
 
@@ -594,6 +613,7 @@ static void write_entry(FILE *f, const struct gt_centry *e)
                                                            gt_hash64(e->signature, strlen(e->signature))));
     write_field(f, "kernel", e->kernel);
     fprintf(f, "image = %016llx\n", (unsigned long long)e->image);
+    write_field(f, "image_file", e->image_file);
     write_field(f, "device", e->device);
     fprintf(f, "arch = sm_%d\ndriver = %d\n", e->arch, e->driver);
     write_field(f, "signature", e->signature);
@@ -619,6 +639,20 @@ static void keep_aside(const char *path)
         rename(path, aside);
 }
 
+/* The text of a cache file holding c, for the program `binary`: 0, or -1
+ * when f has an error. */
+int gt_cache_write(FILE *f, const char *binary, const struct gt_cachefile *c)
+{
+    fputs("; libgputune: tuned kernel configurations for ", f);
+    write_escaped(f, binary);
+    fprintf(f, "\n; run mode applies them; delete an entry to tune it again\n[gputune]\nformat = %d\n",
+            GPUTUNE_CACHE_FORMAT);
+    write_field(f, "binary", binary);
+    for (size_t i = 0; i < c->n; i++)
+        write_entry(f, &c->v[i]);
+    return ferror(f) ? -1 : 0;
+}
+
 static enum gt_cache_status write_file(const char *path, const char *binary, const struct gt_cachefile *c,
                                        int damaged, char *err, size_t errlen)
 {
@@ -635,14 +669,7 @@ static enum gt_cache_status write_file(const char *path, const char *binary, con
         return status(GT_CACHE_FAILED, err, errlen, "cannot write next to %s: %s", path, strerror(e));
     }
     errno = 0;
-    fputs("; libgputune: tuned kernel configurations for ", f);
-    write_escaped(f, binary);
-    fprintf(f, "\n; run mode applies them; delete an entry to tune it again\n[gputune]\nformat = %d\n",
-            GPUTUNE_CACHE_FORMAT);
-    write_field(f, "binary", binary);
-    for (size_t i = 0; i < c->n; i++)
-        write_entry(f, &c->v[i]);
-    int bad = ferror(f) ? (errno ? errno : EIO) : 0;
+    int bad = gt_cache_write(f, binary, c) != 0 ? (errno ? errno : EIO) : 0;
     if (fclose(f) != 0 && !bad)
         bad = errno;
     if (!bad && damaged)
@@ -698,11 +725,14 @@ int gt_cache_put(struct gt_cachefile *c, const struct gt_centry *add, size_t n)
     return 0;
 }
 
-/* Adds (or replaces) n entries in the file at `path`, under its lock,
- * waiting at most wait_ms for it: OK when written; FAILED when it may work
- * later; REFUSED or NEWER when the file must not be written. */
-enum gt_cache_status gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n,
-                                   int wait_ms, char *err, size_t errlen)
+/* Makes `edit` on the file at `path`, under its lock, waiting at most
+ * wait_ms for it, and writes the result for the program `binary` (NULL:
+ * the one the file names): OK when written or left unchanged (err then
+ * names the damaged entries the file had and kept aside, or is empty);
+ * FAILED when it may work later; REFUSED or NEWER when the file must not
+ * be written. */
+enum gt_cache_status gt_cache_update(const char *path, const char *binary, gt_cache_edit *edit, void *ctx,
+                                     int wait_ms, char *err, size_t errlen)
 {
     enum gt_cache_status st = check_dir(path, err, errlen);
     int lock = st == GT_CACHE_OK ? take_lock(path, wait_ms, &st, err, errlen) : -1;
@@ -713,12 +743,52 @@ enum gt_cache_status gt_cache_save(const char *path, const char *binary, const s
     if (st == GT_CACHE_NEWER)
         snprintf(err, errlen, "%s has a newer format than this libgputune's %d; not written", path,
                  GPUTUNE_CACHE_FORMAT);
-    if ((st == GT_CACHE_OK || st == GT_CACHE_DAMAGED) && gt_cache_put(&c, add, n) != 0)
+    int r = st == GT_CACHE_OK || st == GT_CACHE_DAMAGED ? edit(&c, ctx) : 1;
+    if (r < 0)
         st = status(GT_CACHE_FAILED, err, errlen, "out of memory writing %s", path);
-    if (st == GT_CACHE_OK || st == GT_CACHE_DAMAGED)
-        st = write_file(path, binary, &c, st == GT_CACHE_DAMAGED, err, errlen);
+    else if (r == 0)
+        st = write_file(path, binary ? binary : c.binary ? c.binary : "", &c, st == GT_CACHE_DAMAGED, err, errlen);
+    else if (st == GT_CACHE_DAMAGED)
+        st = GT_CACHE_OK;
     gt_cache_clear(&c);
     flock(lock, LOCK_UN);
     close(lock);
     return st;
+}
+
+struct added {
+    const struct gt_centry *v;
+    size_t n;
+};
+
+static int put_added(struct gt_cachefile *c, void *ctx)
+{
+    const struct added *a = ctx;
+    return gt_cache_put(c, a->v, a->n);
+}
+
+/* Adds (or replaces) n entries in the file at `path`, as gt_cache_update. */
+enum gt_cache_status gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n,
+                                   int wait_ms, char *err, size_t errlen)
+{
+    struct added a = {add, n};
+    return gt_cache_update(path, binary, put_added, &a, wait_ms, err, errlen);
+}
+
+/* Which of two entries of one key a merge keeps: 1 for a, 0 for b.  One
+ * the guard dropped on the application's own launches gives way to one it
+ * did not drop; then the faster (time_us; a difference under 1%, the
+ * noise of a measurement, counts as none) wins, then the one of more
+ * trials, then the one tuned later; else a. */
+int gt_cache_better(const struct gt_centry *a, const struct gt_centry *b)
+{
+    int dropped_a = a->guard == GT_CENTRY_DROPPED, dropped_b = b->guard == GT_CENTRY_DROPPED;
+    if (dropped_a != dropped_b)
+        return dropped_b;
+    double ta = a->time_us > 0 ? a->time_us : INFINITY, tb = b->time_us > 0 ? b->time_us : INFINITY;
+    if (ta < tb * 0.99 || tb < ta * 0.99)
+        return ta < tb;
+    if (a->trials != b->trials)
+        return a->trials > b->trials;
+    return strcmp(a->tuned ? a->tuned : "", b->tuned ? b->tuned : "") >= 0;
 }

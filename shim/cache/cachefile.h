@@ -4,11 +4,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* What one kernel, in one image, on one device, at one launch signature,
  * was tuned to. */
 struct gt_centry {
     uint64_t image;    /* content hash of the image the kernel came from */
+    char *image_file;  /* the file that held it (absolute), "" when it came from memory */
     char *kernel;      /* mangled name */
     char *device;      /* "NVIDIA H200" */
     int arch;          /* 90 */
@@ -33,6 +35,7 @@ enum gt_centry_guard { GT_CENTRY_UNCHECKED, GT_CENTRY_KEPT, GT_CENTRY_DROPPED };
 struct gt_cachefile {
     struct gt_centry *v;
     size_t n, cap;
+    char *binary;      /* the program its header names; NULL when it names none */
 };
 
 /* What reading or writing a cache file came to; err says why for all but OK. */
@@ -44,6 +47,9 @@ enum gt_cache_status {
     GT_CACHE_FAILED,  /* not now (descriptors, memory, I/O, the lock held too long): left as it is; try later */
 };
 
+/* The oldest format this library reads (format 2 added image_file). */
+#define GT_CACHE_FIRST_FORMAT 1
+
 /* How long a writer waits for the lock by default. */
 #define GT_CACHE_LOCK_WAIT_MS 5000
 
@@ -54,8 +60,16 @@ enum gt_cache_status {
 int gt_cache_program(const char *exe, char *const *argv, int argc, char *out, size_t cap);
 int gt_cache_file(const char *root, const char *binary, char *out, size_t cap);
 enum gt_cache_status gt_cache_load(struct gt_cachefile *c, const char *path, char *err, size_t errlen);
+enum gt_cache_status gt_cache_parse(struct gt_cachefile *c, char *text, const char *name, char *err, size_t errlen);
 enum gt_cache_status gt_cache_save(const char *path, const char *binary, const struct gt_centry *add, size_t n,
                                    int wait_ms, char *err, size_t errlen);
+/* A change made to a cache file under its lock: 0 to write the result, 1
+ * when nothing changed, -1 when out of memory. */
+typedef int gt_cache_edit(struct gt_cachefile *c, void *ctx);
+enum gt_cache_status gt_cache_update(const char *path, const char *binary, gt_cache_edit *edit, void *ctx,
+                                     int wait_ms, char *err, size_t errlen);
+int gt_cache_write(FILE *f, const char *binary, const struct gt_cachefile *c);
+int gt_cache_better(const struct gt_centry *a, const struct gt_centry *b);
 int gt_cache_put(struct gt_cachefile *c, const struct gt_centry *add, size_t n);
 void gt_cache_clear(struct gt_cachefile *c);
 const struct gt_centry *gt_cache_find(const struct gt_cachefile *c, const struct gt_centry *key);
@@ -64,6 +78,8 @@ const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const str
 int gt_cache_signature(const unsigned grid[3], const unsigned block[3], unsigned smem, const int64_t *extra,
                        size_t nextra, char *out, size_t cap);
 int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src);
+enum gt_centry_field { GT_FIELD_SET, GT_FIELD_BAD, GT_FIELD_UNKNOWN, GT_FIELD_NOMEM };
+enum gt_centry_field gt_centry_set(struct gt_centry *e, const char *key, const char *val);
 void gt_centry_clear(struct gt_centry *e);
 
 #endif

@@ -23,6 +23,7 @@ struct gt_image {
     enum gt_format format;
     enum gt_origin origin;
     char *path;                 /* file it was loaded from */
+    char *file;                 /* the file that holds it, absolute, where a cache entry can check it later */
     uint64_t hash;              /* of the bytes; 0 until computed */
     int ptx_arch;               /* best PTX target (e.g. 75), 0 if the image has none */
     int sass_arch;              /* highest SASS architecture, 0 if none */

@@ -326,6 +326,7 @@ long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
     e->image = p->k->image ? gt_image_hash(p->k->image) : 0;
+    e->image_file = p->k->image && p->k->image->file ? p->k->image->file : "";
     e->kernel = p->k->name;
     e->device = p->device;
     e->arch = p->arch.sm;
@@ -340,6 +341,7 @@ long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
     long at = gt_plan_add_cached(p, e);
     pthread_mutex_unlock(&p->lock);
     e->tuned = NULL; /* this function's */
+    e->image_file = NULL;
     return at;
 }
 

@@ -19,6 +19,8 @@
 #include "triton.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,35 @@ static void log_image(const struct gt_image *img)
              size, img->ptx_arch, img->sass_arch, source);
 }
 
+/* The executable or library, as an absolute path, whose mapped data holds
+ * p; NULL when p lies in none. */
+static char *object_file(const void *p)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    char real[PATH_MAX];
+    if (!dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+        return NULL;
+    return realpath(lm->l_name[0] ? lm->l_name : "/proc/self/exe", real) ? gt_strdup(real) : NULL;
+}
+
+/* The file a cache entry names for img, so that `gputune cache prune` can
+ * tell later whether the image is still there: the file loaded, or the
+ * object whose data holds a fatbin (found again by scanning it).  NULL for
+ * the rest (copies, cubins and PTX in memory), which no file is known to
+ * hold. */
+static char *image_file(const struct gt_image *img, const char *path)
+{
+    char real[PATH_MAX];
+    if (path)
+        return realpath(path, real) ? gt_strdup(real) : NULL;
+    if (img->owned || !img->bytes)
+        return NULL;
+    if (img->format == GT_FMT_WRAPPER)
+        return object_file(((const struct gt_fatbin_wrapper *)(const void *)img->bytes)->data);
+    return img->format == GT_FMT_FATBIN ? object_file(img->bytes) : NULL;
+}
+
 /* Records an image the driver has just accepted (or the file it read). */
 struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const char *path)
 {
@@ -151,6 +182,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
         gt_image_describe(img);
     gt_triton_find(img);
     img->path = path ? gt_strdup(path) : NULL;
+    img->file = image_file(img, path);
 
     pthread_mutex_lock(&gt.track.reg.lock);
     struct gt_image *same = img->bytes ? find_same(img) : NULL;
@@ -164,6 +196,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
         if (img->owned)
             free((void *)img->bytes);
         free(img->path);
+        free(img->file);
         free(img->sibling_ptx);
         free(img->sibling_path);
         free(img);

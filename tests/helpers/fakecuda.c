@@ -355,6 +355,21 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     return CUDA_SUCCESS;
 }
 
+/* One device, as `gputune cache prune --device current` counts them. */
+CUresult cuDeviceGetCount(int *n)
+{
+    CALL(OTHER);
+    *n = 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice *d, int ordinal)
+{
+    CALL(OTHER);
+    *d = ordinal;
+    return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
 CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
     CALL(OTHER);
