@@ -1,0 +1,46 @@
+#!/bin/sh
+# Kernels that run only in a CUDA graph, on the GPU.  graph_app captures
+# relax and blend into a graph, destroys the graph and replays the
+# executable graph 80 times.  Forced, a variant of relax goes into the graph
+# when it is instantiated; tuned, both kernels get sessions at the graph's
+# second launch, and any variant that wins is checked on the replays.
+# Outputs must be bitwise those of the run without the shim.
+. "$(dirname "$0")/lib.sh"
+need_gpu
+export GPUTUNE_CACHE_DIR="$TMP/cache"
+APP=$GT_BUILD/tests/helpers/graph_app
+
+run_as plain "$TMP/plain" "$APP" -o "$TMP/plain.bin"
+check "graph_app passes its own check without the shim" ran_ok "$TMP/plain"
+
+GT_LOG_LEVEL=debug GPUTUNE_FORCE='relax maxrreg=32' run_as run "$TMP/force" "$APP" -o "$TMP/force.bin"
+check "a forced variant: its own check passes" ran_ok "$TMP/force"
+check "  output bitwise identical" cmp "$TMP/plain.bin" "$TMP/force.bin"
+check "  the graph's node of relax gets it when the graph is instantiated" \
+    grep -q "kernel relax: a graph node for launch .* runs 'maxrreg=32'" "$TMP/force.log"
+
+cat >"$TMP/graph.ini" <<'INI'
+[kernel "relax"]
+maxrreg = default, 32, 64
+dlcm = default, cg
+INI
+GT_LOG_LEVEL=info GPUTUNE_POLICY="$TMP/graph.ini" run_as tune "$TMP/tune" "$APP" -o "$TMP/tune.bin"
+check "tune mode: its own check passes" ran_ok "$TMP/tune"
+check "  output bitwise identical" cmp "$TMP/plain.bin" "$TMP/tune.bin"
+check "  relax, launched only in the graph, is tuned" grep -q "kernel relax: launch .* tuned in " "$TMP/tune.log"
+check "  blend too" grep -q "kernel blend: launch .* tuned in " "$TMP/tune.log"
+if grep -q "kernel relax: launch .* tuned in .*): maxrreg\|kernel relax: launch .* tuned in .*): dlcm" "$TMP/tune.log"; then
+    check "  its winner is checked on the graph's replays" grep -q "a graph with 1 tuned kernel node (relax first)" \
+        "$TMP/tune.log"
+else
+    check "  the original won its trials: no replay to check" true
+fi
+grep "tuned in\|a graph with\|replay_us" "$TMP/tune.log" "$TMP/tune.out" | sed 's/^.* info: /# /; s/^[^#]*replay_us/# replay_us/'
+check "no error or warning from the shim" sh -c "! grep -E ' (warn|error): ' '$TMP/tune.log'"
+
+GT_LOG_LEVEL=debug GPUTUNE_POLICY="$TMP/graph.ini" run_as run "$TMP/run" "$APP" -o "$TMP/run.bin"
+check "run mode with the tuned cache: its own check passes" ran_ok "$TMP/run"
+check "  output bitwise identical" cmp "$TMP/plain.bin" "$TMP/run.bin"
+for w in plain force tune run; do echo "# $w: $(grep replay_us "$TMP/$w.out")"; done
+
+done_testing
