@@ -11,7 +11,8 @@
  *   3. the original runs twice from the saved state: its output is the
  *      reference, and if the two runs differ the kernel is not
  *      deterministic and candidates are compared within the policy's
- *      tolerance (or the launch is not tuned); where the outputs already
+ *      tolerance, or one measured from the original's own spread
+ *      (own_spread); where the outputs already
  *      held that reference, poison.c makes one that a candidate skipping
  *      its work cannot match, or only launch-time knobs are tried;
  *   4. the original is timed, then candidates the strategy proposes, built
@@ -131,15 +132,21 @@ static double now(void)
 
 /* ---- one session ---- */
 
+/* How elements of the type verify.type names (f32 when it names none) compare. */
+static enum gt_compare element_type(const struct gt_settings *st)
+{
+    static const enum gt_compare by_type[] = {GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16};
+    return by_type[st && st->verify_type >= 0 ? st->verify_type : GT_VTYPE_F32];
+}
+
 static void choose_comparison(struct gt_session *s)
 {
     const struct gt_settings *st = gt_plan_settings(s->p);
-    static const enum gt_compare by_type[] = {GT_COMPARE_F32, GT_COMPARE_F64, GT_COMPARE_F16, GT_COMPARE_BF16};
     s->compare = GT_COMPARE_BITS;
     s->abs_tol = st && st->verify_abs >= 0 ? st->verify_abs : 0;
     s->rel_tol = st && st->verify_rel >= 0 ? st->verify_rel : 0;
     if (st && st->verify == GT_VERIFY_TOLERANCE)
-        s->compare = by_type[st->verify_type >= 0 ? st->verify_type : GT_VTYPE_F32];
+        s->compare = element_type(st);
     s->repeat = st && st->timing_repeat > 0 ? (int)st->timing_repeat : DEFAULT_REPEAT;
 }
 
@@ -249,6 +256,52 @@ static enum gt_rc check_repeat(struct gt_session *s, char *why, size_t len)
     return v == GT_POISON_FAILED ? GT_FAILED : v == GT_POISON_UNTUNED ? GT_UNAVAILABLE : GT_OK;
 }
 
+/* An original whose output differs from run to run (float atomics) and a
+ * policy that sets no tolerance: the tolerance comes from the original's
+ * own spread.  The output in the buffers (its second run) and SPREAD_RUNS
+ * more, each from the saved state, are compared with the reference as
+ * elements of verify.type (f32 by default), each against the smallest
+ * tolerance of the ladder (taken as absolute and relative) that it meets;
+ * candidates then get SPREAD_MARGIN times the largest.  An original that
+ * meets none is not tuned.  0, or -1 with why. */
+#define SPREAD_RUNS 3
+#define SPREAD_MARGIN 4
+
+static int own_spread(struct gt_session *s, char *why, size_t len)
+{
+    static const double ladder[] = {1e-7, 1e-6, 1e-5, 1e-4, 1e-3};
+    enum { RUNGS = sizeof ladder / sizeof *ladder };
+    enum gt_compare how = element_type(gt_plan_settings(s->p));
+    struct gt_diff d = {.buffer = -1};
+    int rung = 0;
+    for (int run = 0; run <= SPREAD_RUNS && rung < RUNGS; run++) {
+        CUresult r = CUDA_SUCCESS;
+        if (run > 0 && (r = gt_trial_restore(s, s->stream)) == CUDA_SUCCESS &&
+            (r = gt_trial_launch(s, s->stream)) == CUDA_SUCCESS)
+            r = gt.drv.cuStreamSynchronize(s->stream);
+        if (r != CUDA_SUCCESS) {
+            snprintf(why, len, "the original launch fails: %s", gt_cu_error(r));
+            return -1;
+        }
+        for (; rung < RUNGS; rung++) {
+            if (gt_snapshot_compare(&s->snap, how, ladder[rung], ladder[rung], s->stream, &d, why, len) != 0)
+                return -1;
+            if (d.buffer < 0)
+                break;
+        }
+    }
+    if (rung == RUNGS) {
+        snprintf(why, len, "its output differs from run to run by more than %g (%llu elements of buffer %d); set "
+                 "verify = tolerance in a policy to tune it", ladder[RUNGS - 1], d.count, d.buffer);
+        return -1;
+    }
+    s->compare = how;
+    s->abs_tol = s->rel_tol = SPREAD_MARGIN * ladder[rung];
+    gt_info("kernel %s: its output differs from run to run, within %g over %d runs; candidates are compared within "
+            "%g", s->p->shown, ladder[rung], SPREAD_RUNS + 2, s->abs_tol);
+    return 0;
+}
+
 /* Runs the original from the saved state and keeps its output: GT_OK, or a
  * failure (check_repeat's, or GT_APP_ERROR, GT_FAILED) with why. */
 static enum gt_rc reference(struct gt_session *s, char *why, size_t len)
@@ -274,11 +327,8 @@ static enum gt_rc reference(struct gt_session *s, char *why, size_t len)
     }
     if (gt_snapshot_compare(&s->snap, GT_COMPARE_BITS, 0, 0, s->stream, &d, why, len) != 0)
         return GT_FAILED;
-    if (d.buffer >= 0 && s->compare == GT_COMPARE_BITS) {
-        snprintf(why, len, "its output differs from run to run (%llu elements of buffer %d); set verify = tolerance "
-                 "in a policy to tune it", d.count, d.buffer);
-        return GT_FAILED;
-    }
+    if (d.buffer >= 0 && s->compare == GT_COMPARE_BITS)
+        return own_spread(s, why, len) != 0 ? GT_FAILED : check_repeat(s, why, len);
     if (d.buffer >= 0)
         gt_info("kernel %s: its output differs from run to run; candidates are compared within the policy's "
                 "tolerance", s->p->shown);

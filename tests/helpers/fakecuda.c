@@ -21,7 +21,9 @@
  * faster or slower in trials and in the application; FAKECUDA_MODULE_MS
  * (and FAKECUDA_MODULE_APP_MS on the default stream, if set) likewise when
  * it ran a function of a module loaded by cuModuleLoadData (a variant the
- * shim built).  Graphs record the launches captured into them and kernel
+ * shim built).  FAKECUDA_NOISE makes copy compute (noisy_copy), and
+ * FAKECUDA_COMPARE the shim's comparisons (compare).  Graphs
+ * record the launches captured into them and kernel
  * nodes, and their launches run those.
  * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
  * and FAKECUDA_ARCH=NN (80: 8.0) make it another, as a cache file tuned on
@@ -30,7 +32,9 @@
 #include <cuda.h>
 #undef cuGetProcAddress
 
+#include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,12 +272,60 @@ static CUresult launch(const void *f, unsigned bx)
     return CUDA_SUCCESS;
 }
 
+/* FAKECUDA_NOISE=E: copy(n, a, x, y) computes y = x (1 + E) and x (1 - E)
+ * at turns, an original whose output differs from run to run by about 2E
+ * of its size, as a sum with float atomics does. */
+static void noisy_copy(const void *f, void **params)
+{
+    static atomic_int turn;
+    const char *e = getenv("FAKECUDA_NOISE");
+    if (!e || !params || !valid(f) || strcmp(((const struct fake_func *)f)->name, "copy") != 0)
+        return;
+    float eps = strtof(e, NULL) * (atomic_fetch_add(&turn, 1) & 1 ? -1.0f : 1.0f);
+    int n = *(const int *)params[0];
+    const float *x = (const float *)(uintptr_t)*(const CUdeviceptr *)params[2];
+    float *y = (float *)(uintptr_t)*(const CUdeviceptr *)params[3];
+    for (int i = 0; i < n; i++)
+        y[i] = x[i] * (1.0f + eps);
+}
+
+/* FAKECUDA_COMPARE=1: the shim's comparison kernels (shim/tune/devkernels.cu)
+ * run, on the host's memory, for bits and f32; otherwise they find nothing. */
+static void compare(const void *f, void **params)
+{
+    const char *name = valid(f) ? ((const struct fake_func *)f)->name : "";
+    int bits = !strcmp(name, "gt_compare_bits"), f32 = !strcmp(name, "gt_compare_f32");
+    if (!getenv("FAKECUDA_COMPARE") || !params || !(bits || f32))
+        return;
+    const void *a = (const void *)(uintptr_t)*(const CUdeviceptr *)params[0];
+    const void *b = (const void *)(uintptr_t)*(const CUdeviceptr *)params[1];
+    unsigned long long n = *(const unsigned long long *)params[2];
+    double abs_tol = f32 ? *(const double *)params[3] : 0, rel_tol = f32 ? *(const double *)params[4] : 0;
+    unsigned long long *first = (unsigned long long *)(uintptr_t)*(const CUdeviceptr *)params[f32 ? 5 : 3];
+    unsigned long long *count = (unsigned long long *)(uintptr_t)*(const CUdeviceptr *)params[f32 ? 6 : 4];
+    for (unsigned long long i = 0; i < n; i++) {
+        int same = bits ? ((const unsigned long long *)a)[i] == ((const unsigned long long *)b)[i] : 0;
+        if (f32) {
+            double x = ((const float *)a)[i], y = ((const float *)b)[i];
+            same = x == y || fabs(x - y) <= abs_tol + rel_tol * fabs(y);
+        }
+        if (!same) {
+            *first = i < *first ? i : *first;
+            ++*count;
+        }
+    }
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned smem, CUstream s, void **p, void **e)
 {
     CALL(RUNS);
     (void)s; (void)e;
-    return capturing ? captured(f, gx, gy, gz, bx, by, bz, smem, p) : launch(f, bx);
+    if (capturing)
+        return captured(f, gx, gy, gz, bx, by, bz, smem, p);
+    noisy_copy(f, p);
+    compare(f, p);
+    return launch(f, bx);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,

@@ -20,6 +20,8 @@
  *                                   graph (never launched directly), instantiate
  *                                   it, destroy the graph (as PyTorch does) and
  *                                   launch the executable graph 40 times
+ *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
+ *                                   x holding 1, 2, 3, ...
  *   minirt --cubin FILE             load FILE's bytes with cuModuleLoadData, as
  *                                   Triton loads a kernel, and launch its
  *                                   scale(n, a, x, y) three times
@@ -315,7 +317,7 @@ static int run_cubin(const char *path, CUdeviceptr x, CUdeviceptr y)
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0;
+    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0;
     const char *cubin = NULL;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
@@ -329,6 +331,8 @@ int main(int argc, char **argv)
             nodes = 1;
         if (strcmp(argv[i], "--graph") == 0)
             graph_only = 1;
+        if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
+            copies = atoi(argv[++i]);
         if (strcmp(argv[i], "--cubin") == 0 && i + 1 < argc)
             cubin = argv[++i];
         if (strcmp(argv[i], "--ptsz") == 0)
@@ -418,6 +422,18 @@ int main(int argc, char **argv)
         return run_cubin(cubin, buf[1], buf[2]);
     if (graph_only)
         return run_graph(buf[1], buf[2]);
+    if (copies) {
+        copy_x = buf[1];
+        copy_y = buf[2];
+        float *x = (float *)(uintptr_t)copy_x; /* the stand-in driver's memory is the host's */
+        for (int i = 0; i < 8 * 256; i++)
+            x[i] = 1.0f + (float)i;
+        for (int i = 0; i < copies; i++)
+            launch_copy(8);
+        check("cuCtxSynchronize", cu.ctxSynchronize());
+        printf("minirt: done\n");
+        return 0;
+    }
     if (mix) {
         for (int round = 0; round < 8; round++) {
             for (int i = 0; round >= 4 && i < 5; i++)
