@@ -44,7 +44,8 @@ HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt 
              $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app \
              $(BUILD)/tests/helpers/lattice_app \
              $(BUILD)/tests/helpers/printf_app \
-             $(BUILD)/tests/helpers/lazy_app $(BUILD)/tests/helpers/graph_app
+             $(BUILD)/tests/helpers/lazy_app $(BUILD)/tests/helpers/graph_app \
+             $(BUILD)/tests/helpers/atomic_app
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
@@ -117,6 +118,10 @@ $(BUILD)/tests/helpers/lazy_app: tests/fixtures/lazy_app.cu tests/fixtures/lazy_
 	$(NVCC) $(NVFLAGS) $< -o $@
 
 $(BUILD)/tests/helpers/graph_app: tests/fixtures/graph_app.cu examples/common.h examples/runtime.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@
+
+$(BUILD)/tests/helpers/atomic_app: tests/fixtures/atomic_app.cu examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
