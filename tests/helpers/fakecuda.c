@@ -18,7 +18,10 @@
  * 0.25 ms, or, when the last launch before the second ran a function set to
  * prefer L1, FAKECUDA_L1_TRIAL_MS on a stream of the shim's own and
  * FAKECUDA_L1_APP_MS on the default stream: a way to make that knob look
- * faster or slower in trials and in the application. */
+ * faster or slower in trials and in the application.
+ * FAKECUDA_VERSION=12040 is the CUDA version cuDriverGetVersion reports
+ * (default 13000), and FAKECUDA_HIDE=cuEventElapsedTime_v2 hides that entry
+ * point (cuEventElapsedTime too), as an older driver lacks it. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -41,9 +44,10 @@ struct fake_func {
 
 static struct fake_func *funcs;
 
-static int named(const char *name)
+/* Whether the comma-separated list in the environment variable `var` has `name`. */
+static int listed(const char *var, const char *name)
 {
-    const char *list = getenv("FAKECUDA_FAIL");
+    const char *list = getenv(var);
     size_t n = strlen(name);
     for (const char *p = list; p && *p;) {
         const char *end = strchr(p, ',');
@@ -53,6 +57,16 @@ static int named(const char *name)
         p = end ? end + 1 : NULL;
     }
     return 0;
+}
+
+static int named(const char *name)
+{
+    return listed("FAKECUDA_FAIL", name);
+}
+
+static int hidden(const char *name)
+{
+    return listed("FAKECUDA_HIDE", name);
 }
 
 static atomic_long ncalls;
@@ -106,7 +120,13 @@ static int valid(const void *h)
 }
 
 CUresult cuInit(unsigned flags) { CALL(OTHER); (void)flags; return CUDA_SUCCESS; }
-CUresult cuDriverGetVersion(int *v) { CALL(OTHER); *v = 13000; return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v)
+{
+    CALL(OTHER);
+    const char *version = getenv("FAKECUDA_VERSION");
+    *v = version ? atoi(version) : 13000;
+    return CUDA_SUCCESS;
+}
 CUresult cuCtxSynchronize(void) { CALL(RUNS); return CUDA_SUCCESS; }
 
 /* NVRTC asks a loaded libcuda for its private tables; there are none here. */
@@ -450,15 +470,30 @@ CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_re
 CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
 
-CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
 {
-    CALL(RUNS);
     (void)a;
+    if (fails(name))
+        return RUNS;
     const struct fake_event *end = (const struct fake_event *)b;
     const char *v = end->l1 ? getenv(end->stream ? "FAKECUDA_L1_TRIAL_MS" : "FAKECUDA_L1_APP_MS") : NULL;
     *ms = v ? strtof(v, NULL) : 0.25f;
     return CUDA_SUCCESS;
 }
+
+static CUresult elapsed_v1(float *ms, CUevent a, CUevent b) { return elapsed("cuEventElapsedTime", ms, a, b); }
+static CUresult elapsed_v2(float *ms, CUevent a, CUevent b) { return elapsed("cuEventElapsedTime_v2", ms, a, b); }
+
+/* Both versions of cuEventElapsedTime are exported through resolvers that
+ * dlsym runs at each lookup, so that FAKECUDA_HIDE can take them away as a
+ * driver that predates one would not have it. */
+typedef CUresult (*elapsed_fn)(float *, CUevent, CUevent);
+static elapsed_fn resolve_elapsed_v1(void) { return hidden("cuEventElapsedTime") ? NULL : elapsed_v1; }
+static elapsed_fn resolve_elapsed_v2(void) { return hidden("cuEventElapsedTime_v2") ? NULL : elapsed_v2; }
+
+#undef cuEventElapsedTime
+CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) __attribute__((ifunc("resolve_elapsed_v1")));
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) __attribute__((ifunc("resolve_elapsed_v2")));
 
 /* Module-scope variables: none here. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)
