@@ -10,8 +10,9 @@
 
 #define GPUTUNE_VERSION "0.1.0"
 
-/* Version of the per-binary cache file format. */
-#define GPUTUNE_CACHE_FORMAT 1
+/* Version of the per-binary cache file format; files of format 1 (no
+ * driver_version) are read as well. */
+#define GPUTUNE_CACHE_FORMAT 2
 
 #ifdef __cplusplus
 extern "C" {

@@ -36,6 +36,17 @@ static void resolve(void *h)
 #undef GT_USE_OR
 }
 
+/* The driver's own version, which cache entries are keyed by: from the
+ * name of the libcuda file the process loaded, else from the kernel
+ * module (cudalibs.c says why not NVML). */
+static void read_release(void)
+{
+    Dl_info info;
+    const char *file = gt.drv.cuDriverGetVersion && dladdr((void *)gt.drv.cuDriverGetVersion, &info)
+                           ? info.dli_fname : NULL;
+    gt_cudalib_driver_version(file, "/proc/driver/nvidia/version", gt.drv.release, sizeof gt.drv.release);
+}
+
 static void open_once(void)
 {
     gt_init();
@@ -49,7 +60,10 @@ static void open_once(void)
     resolve(h);
     if (gt.drv.cuDriverGetVersion)
         gt.drv.cuDriverGetVersion(&gt.drv.cuda);
-    gt_debug("driver opened: CUDA %d.%d", gt.drv.cuda / 1000, gt.drv.cuda % 1000 / 10);
+    read_release();
+    gt_debug("driver opened: CUDA %d.%d, driver %s", gt.drv.cuda / 1000, gt.drv.cuda % 1000 / 10,
+             gt.drv.release[0] ? gt.drv.release : "version not known (neither the libcuda file name nor "
+                                                  "/proc/driver/nvidia/version says)");
     if (gt.drv.lacks)
         gt_info("the driver has no %s: kernels are watched but not tuned", gt.drv.lacks);
     atomic_store_explicit(&gt.drv.status, 1, memory_order_release);

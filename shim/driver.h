@@ -8,6 +8,8 @@
 #include <cudaTypedefs.h>
 #include <stdatomic.h>
 
+#include "cudalibs.h"
+
 /* cuda.h renames cuGetProcAddress to its _v2; the shim needs both ABIs by
  * their own names. */
 #undef cuGetProcAddress
@@ -17,6 +19,7 @@ struct gt_driver {
     void *handle;      /* libcuda.so.1, as the application loaded it */
     const char *lacks; /* an entry point the shim calls that this driver lacks, NULL if none */
     int cuda;          /* the CUDA version it runs, 13000 for 13.0 (cuDriverGetVersion) */
+    char release[GT_DRIVER_VERSION_MAX]; /* its own version, "580.159.04"; "" when not known */
 #define GT_HOOK(name, type) type name;
 #define GT_USE(name, type) type name;
 #define GT_USE_OR(name, type, older) type name;

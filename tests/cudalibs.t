@@ -3,7 +3,7 @@
 # opens, with stand-ins of each version (tests/helpers/fake_lib*.c, each
 # under its real soname) on LD_LIBRARY_PATH and the application's own
 # loaded first; the events of a driver before CUDA 12.8; what a driver too
-# old lacks, said once.
+# old lacks, said once; and cache entries keyed by the driver's own version.
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -61,7 +61,7 @@ is "$(compilers app12)" "NVRTC 12.2: 12 (own) nvJitLink 13.0: 13 _13_0" \
 FAKECUDA_VERSION=12080 rebuild driver12
 is "$(compilers driver12)" "NVRTC 12.2: 12 nvJitLink 12.2: 12 _12_2" "a CUDA 12.8 driver: nothing of CUDA 13"
 is "$(cupti driver12)" "CUPTI 12: 12" "  nor CUPTI 13"
-check "  the driver's version is said" grep -q "debug: driver opened: CUDA 12.8$" "$TMP/driver12.log"
+check "  the driver's version is said" grep -q "debug: driver opened: CUDA 12.8, driver " "$TMP/driver12.log"
 
 FAKECUDA_VERSION=12080 rebuild driver12app --load "$F/13/libnvrtc.so.13"
 is "$(compilers driver12app)" "NVRTC 12.2: 12 nvJitLink 12.2: 12 _12_2" \
@@ -74,11 +74,12 @@ is "$(grep -c 'info: NVRTC not available: no libnvrtc can serve: the driver runs
 is "$(grep -c 'info: CUPTI is not available (no libcupti can serve: the driver runs CUDA 11' "$TMP/driver11.log")" 1 \
     "  no CUPTI, said once"
 
-# Events: cuEventElapsedTime_v2 came with CUDA 12.8.
+# minirt tuning under the stand-in driver, or the copy of it in $DRIVER; debug log in $TMP/$1.log.
 tune() {
-    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$1.log" \
+    LD_LIBRARY_PATH="${DRIVER:-$FAKE}" GPUTUNE_MODE=tune GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$1.log" \
         shim "$H/minirt" >"$TMP/$1.out" 2>&1
 }
+# Events: cuEventElapsedTime_v2 came with CUDA 12.8.
 rm -rf "$TMP/cache"
 FAKECUDA_HIDE=cuEventElapsedTime_v2 tune noelapsed2
 is "$(cat "$TMP/noelapsed2.out")" "minirt: done" "a driver without cuEventElapsedTime_v2: the application runs"
@@ -92,5 +93,30 @@ is "$(cat "$TMP/noelapsed.out")" "minirt: done" "a driver with neither: the appl
 is "$(grep -c 'info: the driver has no cuEventElapsedTime_v2: kernels are watched but not tuned' "$TMP/noelapsed.log")" 1 \
     "  said once"
 is "$(grep -c ' tuned in ' "$TMP/noelapsed.log")" 0 "  nothing is tuned"
+
+# The driver's own version, from the file libcuda.so.1 links to.
+for v in 555.42.06 555.58.02; do
+    mkdir -p "$TMP/driver-$v"
+    cp "$FAKE/libcuda.so.1" "$TMP/driver-$v/libcuda.so.$v"
+    ln -s "libcuda.so.$v" "$TMP/driver-$v/libcuda.so.1"
+done
+rm -rf "$TMP/cache"
+DRIVER="$TMP/driver-555.42.06" tune first
+check "the driver's version is read from its file name" \
+    grep -q "debug: driver opened: CUDA 13.0, driver 555.42.06$" "$TMP/first.log"
+cache=$(ls "$TMP"/cache/minirt-*.ini)
+is "$(grep -c '^driver_version = 555.42.06$' "$cache")" 6 "  and keys every entry tuned under it"
+cp "$cache" "$TMP/first.ini"
+DRIVER="$TMP/driver-555.42.06" tune same
+is "$(grep -c ' tuned in ' "$TMP/same.log")" 0 "the same driver again: nothing to tune"
+DRIVER="$TMP/driver-555.58.02" tune update
+is "$(grep -c ' tuned in ' "$TMP/update.log")" 6 "a driver update under the same CUDA version: tuned anew"
+is "$(grep -c '^driver_version = ' "$cache")" 12 "  its entries beside the other driver's"
+
+# A file of format 1: no driver_version, matched by the CUDA version alone.
+sed 's/^format = .*/format = 1/; /^driver_version = /d' "$TMP/first.ini" >"$cache"
+DRIVER="$TMP/driver-555.58.02" tune old
+is "$(grep -c ' tuned in ' "$TMP/old.log")" 0 "a file of format 1: its entries serve any driver of their CUDA version"
+check "  read whole, without complaint" grep -q "debug: cache file .*/minirt-[0-9a-f]*\.ini: 6 entries$" "$TMP/old.log"
 
 done_testing

@@ -1,8 +1,9 @@
 /* test_cudalibs: which CUDA library of version 12 or 13 is opened, with the
  * stand-ins beside this test (tests/helpers/fake_lib*.c): the newest on
  * LD_LIBRARY_PATH, none newer than the driver nor older than asked, the one
- * the process has first, an unversioned one by its soname; nvJitLink's
- * versioned names read from its symbol table. */
+ * the process has first; nvJitLink's versioned names read from its symbol
+ * table; and the driver's own version from a libcuda file name or the
+ * kernel module's version text, and not from names that hold none. */
 #include "cudalibs.h"
 #include "tap.h"
 
@@ -121,6 +122,46 @@ static void unversioned(const char *dir)
     unlink(link);
 }
 
+static void driver_version(const char *dir)
+{
+    char file[PATH_MAX + 64], link[PATH_MAX + 64], proc[PATH_MAX + 64], v[GT_DRIVER_VERSION_MAX];
+    snprintf(file, sizeof file, "%s/libcuda.so.580.159.04", dir);
+    snprintf(link, sizeof link, "%s/libcuda.so.1", dir);
+    snprintf(proc, sizeof proc, "%s/version", dir);
+    fclose(fopen(file, "w"));
+    ok(symlink("libcuda.so.580.159.04", link) == 0, "libcuda.so.1 links to libcuda.so.580.159.04");
+    ok(gt_cudalib_driver_version(link, "/nonexistent", v, sizeof v) == 0, "the version from the file name");
+    is_str(v, "580.159.04", "all of it");
+
+    unlink(link);
+    fclose(fopen(link, "w"));
+    FILE *f = fopen(proc, "w");
+    fputs("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+          "GCC version:  gcc version 12.2.0\n", f);
+    fclose(f);
+    ok(gt_cudalib_driver_version(link, proc, v, sizeof v) == 0, "a file named libcuda.so.1 names none: the module's");
+    is_str(v, "550.54.15", "from /proc/driver/nvidia/version's text");
+    f = fopen(proc, "w");
+    fputs("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  (dvs-builder@U16)  "
+          "Thu Jan 16 2025\n", f);
+    fclose(f);
+    ok(gt_cudalib_driver_version(NULL, proc, v, sizeof v) == 0 && !strcmp(v, "570.86.15"),
+       "the open kernel module's text too: %s", v);
+
+    snprintf(file, sizeof file, "%s/libcuda.so.1.1", dir);
+    fclose(fopen(file, "w"));
+    f = fopen(proc, "w");
+    fputs("NVRM version: 1.2 of nothing 12345678901234567890123456789012.1\n", f);
+    fclose(f);
+    ok(gt_cudalib_driver_version(file, proc, v, sizeof v) == -1 && !*v,
+       "WSL's libcuda.so.1.1, a version too short or too long: none");
+    ok(gt_cudalib_driver_version("/nonexistent/libcuda.so.1", "/nonexistent", v, sizeof v) == -1 && !*v,
+       "no file at all: none");
+    f = fopen(proc, "w");
+    fclose(f);
+    ok(gt_cudalib_driver_version(NULL, proc, v, sizeof v) == -1, "an empty version file: none");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -135,6 +176,7 @@ int main(int argc, char **argv)
     char dir[] = "/tmp/gputune-cudalibs-XXXXXX", cmd[64];
     ok(mkdtemp(dir) != NULL, "a scratch directory");
     unversioned(dir);
+    driver_version(dir);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ok(system(cmd) == 0, "clean up");
     return done_testing();

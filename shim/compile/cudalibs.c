@@ -23,7 +23,13 @@
  * them (__nvJitLinkCreate_13_0; a 12.x library has ..._12_<minor>, and from
  * 12.3 unversioned names as well): the newest of the library's own major
  * version is read from its symbol table (elfsym.c), not guessed.
- */
+ *
+ * The driver's own version ("580.159.04"), which cuDriverGetVersion does
+ * not give (13000 for every CUDA 13.0 driver), is read without NVML, which
+ * not every node installs: from the file name of the libcuda the process
+ * loaded (libcuda.so.1 links to libcuda.so.580.159.04: the user-space
+ * driver, which a forward-compatibility package may make newer than the
+ * kernel module), else from the kernel module's /proc/driver/nvidia/version. */
 #include "cudalibs.h"
 #include "elfsym.h"
 #include "errmsg.h"
@@ -250,5 +256,64 @@ int gt_cudalib_suffix(const struct gt_cudalib *lib, const char *entry, char *out
         return -1;
     if (w.minor >= 0)
         snprintf(out, cap, "_%d_%d", lib->major, w.minor);
+    return 0;
+}
+
+/* The length of the driver version at s ("580.159.04": numbers and dots,
+ * at least two numbers, the first of three digits or more, ending the
+ * word); 0 if there is none (libcuda.so.1 and WSL's libcuda.so.1.1 name no
+ * driver). */
+static size_t version_at(const char *s)
+{
+    const char *p = s;
+    long first = number(p, &p);
+    int parts = 1;
+    while (*p == '.' && p[1] >= '0' && p[1] <= '9') {
+        number(p + 1, &p);
+        parts++;
+    }
+    int ends = *p == '\0' || *p == ' ' || *p == '\t' || *p == '\n';
+    return first >= 100 && parts >= 2 && ends && (size_t)(p - s) < GT_DRIVER_VERSION_MAX ? (size_t)(p - s) : 0;
+}
+
+/* The first word of the first line of `file` that is a driver version;
+ * its length, and where it starts in line. */
+static size_t version_in(const char *file, char *line, size_t cap, const char **at)
+{
+    FILE *f = file ? fopen(file, "r") : NULL;
+    int got = f && fgets(line, (int)cap, f) != NULL;
+    if (f)
+        fclose(f);
+    for (const char *p = line; got && *p; p++) {
+        size_t n = p == line || p[-1] == ' ' || p[-1] == '\t' ? version_at(p) : 0;
+        if (n) {
+            *at = p;
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* The driver's version: from the name of the file `libcuda` resolves to
+ * (libcuda.so.580.159.04), else from the first line of `proc_version`
+ * ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ...").
+ * 0, or -1 and "" in out when neither says. */
+int gt_cudalib_driver_version(const char *libcuda, const char *proc_version, char *out, size_t cap)
+{
+    char real[PATH_MAX], line[512];
+    const char *base = libcuda && realpath(libcuda, real) ? strrchr(real, '/') : NULL;
+    const char *at = NULL;
+    size_t n = 0;
+    if (base && strncmp(base + 1, "libcuda.so.", 11) == 0 && (n = version_at(base + 12)) != 0)
+        at = base + 12;
+    else
+        n = version_in(proc_version, line, sizeof line, &at);
+    if (!n || n >= cap) {
+        if (cap)
+            out[0] = '\0';
+        return -1;
+    }
+    memcpy(out, at, n);
+    out[n] = '\0';
     return 0;
 }

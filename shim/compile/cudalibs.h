@@ -17,4 +17,7 @@ int gt_cudalib_open(const char *stem, int min_major, int max_major, struct gt_cu
 int gt_cudalib_suffix(const struct gt_cudalib *lib, const char *entry, char *out, size_t cap);
 void gt_cudalib_close(struct gt_cudalib *lib);
 
+#define GT_DRIVER_VERSION_MAX 32 /* "580.159.04" and its NUL fit */
+int gt_cudalib_driver_version(const char *libcuda, const char *proc_version, char *out, size_t cap);
+
 #endif

@@ -222,8 +222,8 @@ static void take_cached(struct gt_run_state *a, struct gt_plan *p)
     uint64_t image = p->k->image ? gt_image_hash(p->k->image) : 0;
     for (size_t i = 0; i < a->cache->n; i++) {
         const struct gt_centry *e = &a->cache->v[i];
-        if (e->image != image || e->arch != p->arch.sm || e->driver != p->driver || strcmp(e->kernel, p->k->name) ||
-            strcmp(e->device, p->device))
+        if (e->image != image || e->arch != p->arch.sm || !gt_cache_same_driver(e, p->driver, gt.drv.release) ||
+            strcmp(e->kernel, p->k->name) || strcmp(e->device, p->device))
             continue;
         long at = gt_plan_add_cached(p, e);
         if (at < 0)

@@ -330,6 +330,7 @@ long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
     e->device = p->device;
     e->arch = p->arch.sm;
     e->driver = p->driver;
+    e->driver_version = gt.drv.release;
     e->tuned = when;
     store_once(); /* the directory the file goes in */
     if (!gt.run.cache_path[0])
