@@ -119,6 +119,8 @@ static void unversioned(const char *dir)
     ok(gt_cudalib_open("libnvrtc", 0, 12, &lib, err, sizeof err) == -1 &&
            strstr(err, "refused: CUDA 13, newer than the driver"),
        "one of CUDA 13 is refused under a CUDA 12 driver, and that is said: %s", err);
+    ok(!dlopen(target, RTLD_NOW | RTLD_NOLOAD) && !dlopen("libnvrtc.so.13", RTLD_NOW | RTLD_NOLOAD),
+       "without being loaded: its version is read from the file");
     unlink(link);
 }
 

@@ -12,12 +12,14 @@
  *   3. else the newest the loader finds by soname (runpath, ld.so.cache),
  *      then in $CUDA_HOME, then in /usr/local/cuda (lib64, and
  *      extras/CUPTI/lib64 where CUPTI lives in some installs); in each
- *      place an unversioned libX.so comes last, its soname telling its
- *      version;
+ *      directory an unversioned libX.so comes last;
  *
  * always within the major versions the caller takes: none newer than the
  * driver's (what a later toolkit builds does not load on an older driver),
  * and for nvJitLink none older than NVRTC's (it cannot read later PTX).
+ * A file's version is read from its soname on disk before it is loaded:
+ * a library refused is never run (its constructors would, and unloading
+ * it would strand what they allocated).
  *
  * nvJitLink's entry points carry the version of the header that declared
  * them (__nvJitLinkCreate_13_0; a 12.x library has ..._12_<minor>, and from
@@ -35,6 +37,8 @@
 #include "errmsg.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +57,8 @@ static int allowed(int major, struct range r)
     return (major == 12 || major == 13) && major >= r.min && (r.max <= 0 || major <= r.max);
 }
 
-/* 12 for "libnvrtc.so.12"; 0 when `name` is not stem.so.N. */
+/* 12 for "libnvrtc.so.12" (or a file name "libnvrtc.so.12.4.127"); 0 when
+ * `name` is not stem.so.N. */
 static int major_of(const char *stem, const char *name)
 {
     size_t n = strlen(stem);
@@ -61,15 +66,53 @@ static int major_of(const char *stem, const char *name)
         return 0;
     char *end = NULL;
     long m = strtol(name + n + 4, &end, 10);
-    return end != name + n + 4 && !*end && m > 0 && m < 1000 ? (int)m : 0;
+    return end != name + n + 4 && (!*end || *end == '.') && m > 0 && m < 1000 ? (int)m : 0;
 }
 
-/* Why a library of `major` is refused. */
-static const char *refusal(int major, struct range r)
+/* The soname in the dynamic section of the ELF file e; NULL if none. */
+static const char *soname_in(Elf *e)
 {
-    if (major < 12 || major > 13)
-        return "only CUDA 12 and 13 are supported";
-    return major < r.min ? "older than the library it works with" : "newer than the driver";
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    GElf_Dyn dyn;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        Elf_Data *d = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNAMIC ? elf_getdata(scn, NULL) : NULL;
+        for (int i = 0; d && gelf_getdyn(d, i, &dyn); i++)
+            if (dyn.d_tag == DT_SONAME)
+                return elf_strptr(e, sh.sh_link, (size_t)dyn.d_un.d_val);
+    }
+    return NULL;
+}
+
+/* The major version of the library file at `path`, without loading it: as
+ * its soname says, else the name of the file it resolves to; 0 if neither. */
+static int file_major(const char *stem, const char *path)
+{
+    char real[PATH_MAX];
+    int fd = open(path, O_RDONLY | O_CLOEXEC), major = 0;
+    Elf *e = fd >= 0 && elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+    if (e)
+        major = major_of(stem, soname_in(e));
+    elf_end(e);
+    if (fd >= 0)
+        close(fd);
+    const char *base = !major && realpath(path, real) ? strrchr(real, '/') : NULL;
+    return base ? major_of(stem, base + 1) : major;
+}
+
+/* Whether a library of `major` is taken; if not, err says why. */
+static int accepted(const char *path, int major, struct range r, char *err, size_t errlen)
+{
+    if (allowed(major, r))
+        return 1;
+    if (!major)
+        gt_errf(err, errlen, "%s refused: its soname does not say its CUDA version", path);
+    else
+        gt_errf(err, errlen, "%s refused: CUDA %d, %s", path, major,
+                major < 12 || major > 13 ? "only CUDA 12 and 13 are supported"
+                : major < r.min         ? "older than the library it works with"
+                                        : "newer than the driver");
+    return 0;
 }
 
 /* Fills lib from an open handle when its version is taken; else closes it
@@ -78,16 +121,9 @@ static int take(void *h, const char *stem, const char *name, struct range r, int
                 char *err, size_t errlen)
 {
     struct link_map *lm = NULL;
-    const char *base = strrchr(name, '/');
     int major = major_of(stem, gt_elfsym_soname(h));
-    if (!major)
-        major = major_of(stem, base ? base + 1 : name);
     const char *path = dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0] ? lm->l_name : name;
-    if (!allowed(major, r)) {
-        if (major)
-            gt_errf(err, errlen, "%s refused: CUDA %d, %s", path, major, refusal(major, r));
-        else
-            gt_errf(err, errlen, "%s refused: its soname does not say its CUDA version", path);
+    if (!accepted(path, major, r, err, errlen)) {
         dlclose(h);
         return 0;
     }
@@ -130,13 +166,14 @@ static int take_loaded(const char *stem, struct range r, struct gt_cudalib *lib,
     return first && take(first, stem, first_name, r, 1, lib, err, errlen);
 }
 
-/* dlopen of `file` (a path, or a name for the loader to search); a file
- * that exists but does not load says why in err. */
+/* dlopen of `file`: a path, whose version is checked first, or a
+ * versioned name for the loader to search; a file that is there but is
+ * refused or does not load says why in err. */
 static int try_file(const char *stem, const char *file, struct range r, struct gt_cudalib *lib, char *err,
                     size_t errlen)
 {
     int is_path = strchr(file, '/') != NULL;
-    if (is_path && access(file, F_OK) != 0)
+    if (is_path && (access(file, F_OK) != 0 || !accepted(file, file_major(stem, file), r, err, errlen)))
         return 0;
     void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -195,7 +232,7 @@ int gt_cudalib_open(const char *stem, int min_major, int max_major, struct gt_cu
             "/usr/local/cuda", list[0], list[1], n > 2 ? ", " : "", n > 2 ? list[2] : "");
     if (take_loaded(stem, r, lib, err, errlen) || try_dirs(stem, getenv("LD_LIBRARY_PATH"), "", r, lib, err, errlen))
         return 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n - 1; i++) /* not libX.so: where the loader would find it is not known before */
         if (try_file(stem, list[i], r, lib, err, errlen))
             return 0;
     const char *homes[] = {getenv("CUDA_HOME"), "/usr/local/cuda"};
