@@ -45,7 +45,8 @@ HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt 
              $(BUILD)/tests/helpers/lattice_app \
              $(BUILD)/tests/helpers/printf_app \
              $(BUILD)/tests/helpers/lazy_app $(BUILD)/tests/helpers/graph_app \
-             $(BUILD)/tests/helpers/atomic_app
+             $(BUILD)/tests/helpers/atomic_app \
+             $(foreach v,12 13,$(addprefix $(BUILD)/tests/fakelibs/$(v)/,libnvrtc.so.$(v) libnvJitLink.so.$(v) libcupti.so.$(v)))
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
              $(BUILD)/examples/kernels.fatbin $(BUILD)/examples/nvrtc_app \
@@ -88,6 +89,15 @@ $(BUILD)/tests/%.t: tests/%.c tests/tap.h $(BUILD)/libgtcore.a
 $(BUILD)/tests/fakecuda/libcuda.so.1: tests/helpers/fakecuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 $< -o $@
+
+# Stand-ins for NVRTC, nvJitLink and CUPTI of CUDA 12 and 13, each with its real soname (tests/cudalibs.t).
+define FAKELIB
+$(BUILD)/tests/fakelibs/$(1)/%.so.$(1): tests/helpers/fake_%.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) -DFAKE_MAJOR=$(1) -MF $$@.d -shared -Wl,-soname,$$(notdir $$@) $$< -o $$@
+endef
+$(eval $(call FAKELIB,12))
+$(eval $(call FAKELIB,13))
 
 $(BUILD)/tests/helpers/minirt: tests/helpers/minirt.c
 	@mkdir -p $(dir $@)

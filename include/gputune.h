@@ -10,7 +10,8 @@
 
 #define GPUTUNE_VERSION "0.1.0"
 
-/* Version of the per-binary cache file format. */
+/* Version of the per-binary cache file format; files of format 1 (no
+ * driver_version, no image_file) are read as well. */
 #define GPUTUNE_CACHE_FORMAT 2
 
 #ifdef __cplusplus

@@ -8,6 +8,8 @@
 #include <cudaTypedefs.h>
 #include <stdatomic.h>
 
+#include "cudalibs.h"
+
 /* cuda.h renames cuGetProcAddress to its _v2; the shim needs both ABIs by
  * their own names. */
 #undef cuGetProcAddress
@@ -16,11 +18,15 @@ struct gt_driver {
     atomic_int status; /* 0: not tried, 1: usable, -1: not loaded in this process */
     void *handle;      /* libcuda.so.1, as the application loaded it */
     const char *lacks; /* an entry point the shim calls that this driver lacks, NULL if none */
+    int cuda;          /* the CUDA version it runs, 13000 for 13.0 (cuDriverGetVersion) */
+    char release[GT_DRIVER_VERSION_MAX]; /* its own version, "580.159.04"; "" when not known */
 #define GT_HOOK(name, type) type name;
 #define GT_USE(name, type) type name;
+#define GT_USE_OR(name, type, older) type name;
 #include "driver.def"
 #undef GT_HOOK
 #undef GT_USE
+#undef GT_USE_OR
 };
 
 /* Declarations of the shim's own versions of the hooked entry points,
@@ -28,9 +34,11 @@ struct gt_driver {
  * the driver's ABI. */
 #define GT_HOOK(name, type) extern __typeof__(*(type)0) name __attribute__((visibility("default")));
 #define GT_USE(name, type)
+#define GT_USE_OR(name, type, older)
 #include "driver.def"
 #undef GT_HOOK
 #undef GT_USE
+#undef GT_USE_OR
 
 int gt_driver_open(void);
 const char *gt_cu_error(CUresult r);

@@ -1,6 +1,7 @@
 /* test_cachefile: the per-binary cache file: naming, round trips, lookup
- * by key and by nearest signature, damaged entries dropped one by one,
- * newer formats left alone, files and directories planted or other users',
+ * by key and by nearest signature, entries keyed by the driver's own
+ * version (files of format 1 without it), damaged entries dropped one by
+ * one, newer formats left alone, files and directories planted or other users',
  * errors of the moment and a lock held too long, stale temporaries swept,
  * paths too long for the names written beside them, changes made under
  * the lock (gputune cache's import, merge and prune), the rule a merge
@@ -108,6 +109,74 @@ static void damaged(const char *path, const struct gt_centry *add)
     gt_cache_clear(&c);
 }
 
+/* Entries are keyed by the driver's own version as well as its CUDA
+ * version: another driver of the same CUDA version finds nothing, an entry
+ * without the version (a file of format 1) is matched by the CUDA version
+ * alone, and one of the very version is preferred to it. */
+static void drivers(const char *path, const struct gt_centry *add)
+{
+    struct gt_cachefile c;
+    struct gt_centry old = add[0], mine = add[0], other = add[0], cuda12 = add[0];
+    mine.driver_version = "580.159.04";
+    other.driver_version = "580.95.05";
+    cuda12.driver_version = "580.159.04";
+    cuda12.driver = 12080;
+    unlink(path);
+    ok(save(path, &mine, 1) == GT_CACHE_OK && strstr(slurp(path), "\ndriver = 13000\ndriver_version = 580.159.04\n"),
+       "the driver's own version is written beside its CUDA version");
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && gt_cache_find(&c, &mine) &&
+           !strcmp(gt_cache_find(&c, &mine)->driver_version, "580.159.04"),
+       "and read back");
+    ok(!gt_cache_find(&c, &other), "another driver of the same CUDA version finds nothing");
+    ok(!gt_cache_find(&c, &cuda12), "nor one of another CUDA version");
+    ok(gt_cache_find(&c, &old) != NULL, "a driver whose version is not known matches by the CUDA version");
+    ok(gt_cache_same_driver(&c.v[0], 13000, "580.159.04") && !gt_cache_same_driver(&c.v[0], 13000, "580.95.05") &&
+           gt_cache_same_driver(&c.v[0], 13000, ""),
+       "gt_cache_same_driver says the same");
+    gt_cache_clear(&c);
+
+    char text[2048];
+    snprintf(text, sizeof text, "%s", slurp(path));
+    char *at = strstr(text, "driver_version = 580.159.04\n");
+    memmove(at, at + 28, strlen(at + 28) + 1);
+    char current[32];
+    snprintf(current, sizeof current, "format = %d\n", GPUTUNE_CACHE_FORMAT);
+    memcpy(strstr(text, current), "format = 1", 10);
+    write_text(path, text);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 1 && !strcmp(c.v[0].driver_version, ""),
+       "a file of format 1 loads whole, its entries without the driver's version: %s", err);
+    ok(gt_cache_find(&c, &mine) && gt_cache_find(&c, &other) && !gt_cache_find(&c, &cuda12),
+       "they match every driver of their CUDA version");
+    gt_cache_clear(&c);
+
+    unlink(path);
+    write_text(path, text); /* format 1: the entry without a version */
+    ok(save(path, &other, 1) == GT_CACHE_OK && gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 1 &&
+           !strcmp(c.v[0].driver_version, "580.95.05"),
+       "saving under a known version replaces the entry without one: %s", err);
+    gt_cache_clear(&c);
+    ok(save(path, &mine, 1) == GT_CACHE_OK && gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 2,
+       "a driver update under the same CUDA version adds an entry of its own");
+    gt_cache_clear(&c);
+
+    /* A file holding both, as one edited by hand may. */
+    unlink(path);
+    save(path, &mine, 1);
+    snprintf(text, sizeof text, "%s", slurp(path));
+    const char *entry_at = strstr(text, "\n[entry ");
+    char loose[1024];
+    snprintf(loose, sizeof loose, "%s", entry_at);
+    at = strstr(loose, "driver_version = 580.159.04\n");
+    memmove(at, at + 28, strlen(at + 28) + 1);
+    memcpy(strstr(loose, "config = maxrreg=64 dlcm=cg"), "config = maxrreg=32 dlcm=cg", 27);
+    strcat(text, loose);
+    write_text(path, text);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_OK && c.n == 2, "an entry of one version beside one without");
+    ok(!strcmp(gt_cache_find(&c, &mine)->config, "maxrreg=64 dlcm=cg"), "the very version is found first");
+    ok(!strcmp(gt_cache_find(&c, &other)->config, "maxrreg=32 dlcm=cg"), "another version takes the one without");
+    gt_cache_clear(&c);
+}
+
 /* A newer format is read as far as understood and never written over nor
  * moved; what is not a regular file of the user is refused, left alone. */
 static void foreign(const char *dir, const char *path, const struct gt_centry *add)
@@ -118,15 +187,14 @@ static void foreign(const char *dir, const char *path, const struct gt_centry *a
     unlink(aside);
     unlink(path);
     save(path, add, 1);
-    char text[2048];
+    char text[2048], current[32], newer[128];
     snprintf(text, sizeof text, "%s", slurp(path));
-    char *format = strstr(text, "format = ");
-    ok(format && format[9] - '0' == GPUTUNE_CACHE_FORMAT, "it is written in this library's format");
-    format[9] = '9';
+    snprintf(current, sizeof current, "format = %d\n", GPUTUNE_CACHE_FORMAT);
+    memcpy(strstr(text, current), "format = 9", 10);
     strcat(text, "colour = blue\n[entry new]\nkernel = k\nshape = round\n");
     write_text(path, text);
-    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_NEWER && c.n == 1 &&
-           strstr(err, "has format 9, newer than this libgputune's "),
+    snprintf(newer, sizeof newer, "has format 9, newer than this libgputune's %d", GPUTUNE_CACHE_FORMAT);
+    ok(gt_cache_load(&c, path, err, sizeof err) == GT_CACHE_NEWER && c.n == 1 && strstr(err, newer),
        "a newer format is read as far as understood: %s", err);
     gt_cache_clear(&c);
     ok(save(path, &add[1], 1) == GT_CACHE_NEWER && !strcmp(slurp(path), text) && !exists(path, ".bad"),
@@ -504,6 +572,7 @@ int main(void)
     ok(c.n == 3 && !strcmp(gt_cache_find(&c, &again)->config, "maxrreg=80"), "replaces the old one");
     gt_cache_clear(&c);
 
+    drivers(path, add);
     damaged(path, add);
     editing(path, add);
     merge_rule(&add[0]);

@@ -14,7 +14,11 @@
  *
  * The shim exports dlsym, so a plain dlsym() call from inside it would reach
  * its own; every lookup of the shim's goes to libc's through
- * gt_elfsym_dlsym(). */
+ * gt_elfsym_dlsym().
+ *
+ * The same tables also answer what dlsym cannot: every name an object
+ * exports (a library whose entry points carry its version in their names,
+ * as nvJitLink's do) and the soname it was built with. */
 #include "elfsym.h"
 
 #include <dlfcn.h>
@@ -32,6 +36,7 @@ struct dyn {
     const uint32_t *gnu_hash;
     const uint32_t *sysv_hash;
     const uint16_t *versym;
+    uintptr_t soname; /* offset in strtab; 0 when the object has none */
 };
 
 /* Addresses in a dynamic section are relocated in place for most objects,
@@ -52,6 +57,7 @@ GT_EARLY static int read_dynamic(const struct link_map *l, struct dyn *d)
         case DT_GNU_HASH: d->gnu_hash = (const uint32_t *)p; break;
         case DT_HASH: d->sysv_hash = (const uint32_t *)p; break;
         case DT_VERSYM: d->versym = (const uint16_t *)p; break;
+        case DT_SONAME: d->soname = (uintptr_t)e->d_un.d_val; break;
         default: break;
         }
     }
@@ -157,4 +163,56 @@ GT_EARLY void *gt_elfsym_dlsym(void *handle, const char *name)
         atomic_store_explicit(&real, f, memory_order_release);
     }
     return f(handle, name);
+}
+
+/* The tables of the object behind a dlopen handle. */
+static int dynamic_of(void *handle, struct dyn *d)
+{
+    struct link_map *lm = NULL;
+    return dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && read_dynamic(lm, d);
+}
+
+/* How many entries the symbol table has: the SysV table says; the GNU one
+ * ends with the last chain of its highest bucket. */
+static uint32_t symbol_count(const struct dyn *d)
+{
+    if (d->sysv_hash)
+        return d->sysv_hash[1];
+    uint32_t nbuckets = d->gnu_hash[0], symoffset = d->gnu_hash[1], bloom_size = d->gnu_hash[2];
+    const uint32_t *buckets = d->gnu_hash + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
+    const uint32_t *chain = buckets + nbuckets;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < nbuckets; i++)
+        if (buckets[i] > last)
+            last = buckets[i];
+    if (last < symoffset)
+        return symoffset;
+    while (!(chain[last - symoffset] & 1))
+        last++;
+    return last + 1;
+}
+
+/* Calls fn with every name the object of `handle` exports (defined,
+ * global or weak, default version) until fn returns nonzero; returns
+ * that, 0 when all were seen, -1 when its tables cannot be read. */
+int gt_elfsym_each(void *handle, int (*fn)(const char *name, void *arg), void *arg)
+{
+    struct dyn d;
+    if (!dynamic_of(handle, &d))
+        return -1;
+    uint32_t n = symbol_count(&d);
+    for (uint32_t i = 1; i < n; i++) {
+        const char *name = d.strtab + d.symtab[i].st_name;
+        int r = defines(&d, i, name) ? fn(name, arg) : 0;
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+/* The soname the object of `handle` was linked with; NULL when none. */
+const char *gt_elfsym_soname(void *handle)
+{
+    struct dyn d;
+    return dynamic_of(handle, &d) && d.soname ? d.strtab + d.soname : NULL;
 }

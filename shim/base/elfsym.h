@@ -7,5 +7,7 @@
 
 int gt_elfsym_next(const void *caller, const char *name, void **found);
 void *gt_elfsym_dlsym(void *handle, const char *name);
+int gt_elfsym_each(void *handle, int (*fn)(const char *name, void *arg), void *arg);
+const char *gt_elfsym_soname(void *handle);
 
 #endif

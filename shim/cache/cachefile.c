@@ -5,7 +5,10 @@
  * architecture, driver, launch signature): the winning configuration, its
  * time and the original's, how many trials in what space with which
  * strategy, when, the file the image came from, and the store key of its
- * compiled cubin so that run mode never compiles.  Kernel names run to thousands of characters, so the file is
+ * compiled cubin so that run mode never compiles.  The driver is keyed by
+ * the CUDA version it runs and by its own version, so that a driver update
+ * under the same CUDA version is another driver; an entry without the
+ * latter (files of format 1) is matched by the CUDA version alone.  Kernel names run to thousands of characters, so the file is
  * read by a small reader of its own, without a line limit.
  *
  * Writers serialize on a lock file (flock, waited for a bounded time), read
@@ -166,6 +169,7 @@ void gt_centry_clear(struct gt_centry *e)
     free(e->image_file);
     free(e->kernel);
     free(e->device);
+    free(e->driver_version);
     free(e->signature);
     free(e->config);
     free(e->cubin);
@@ -186,14 +190,15 @@ int gt_centry_copy(struct gt_centry *dst, const struct gt_centry *src)
     dst->image_file = dup_or_empty(src->image_file);
     dst->kernel = dup_or_empty(src->kernel);
     dst->device = dup_or_empty(src->device);
+    dst->driver_version = dup_or_empty(src->driver_version);
     dst->signature = dup_or_empty(src->signature);
     dst->config = dup_or_empty(src->config);
     dst->cubin = dup_or_empty(src->cubin);
     dst->strategy = dup_or_empty(src->strategy);
     dst->tuned = dup_or_empty(src->tuned);
     dst->guard_times = src->guard_times ? gt_strdup(src->guard_times) : NULL;
-    if (!dst->image_file || !dst->kernel || !dst->device || !dst->signature || !dst->config || !dst->cubin || !dst->strategy ||
-        !dst->tuned || (src->guard_times && !dst->guard_times)) {
+    if (!dst->image_file || !dst->kernel || !dst->device || !dst->driver_version || !dst->signature || !dst->config ||
+        !dst->cubin || !dst->strategy || !dst->tuned || (src->guard_times && !dst->guard_times)) {
         gt_centry_clear(dst);
         return -1;
     }
@@ -209,18 +214,40 @@ void gt_cache_clear(struct gt_cachefile *c)
     *c = (struct gt_cachefile){0};
 }
 
-static int same_key(const struct gt_centry *a, const struct gt_centry *b)
+/* Whether entry e was made under this driver: the same CUDA version, and
+ * the same driver version where both are known. */
+int gt_cache_same_driver(const struct gt_centry *e, int driver, const char *driver_version)
 {
-    return a->image == b->image && a->arch == b->arch && a->driver == b->driver && !strcmp(a->kernel, b->kernel) &&
-           !strcmp(a->device, b->device) && !strcmp(a->signature, b->signature);
+    const char *v = e->driver_version ? e->driver_version : "";
+    return e->driver == driver && (!*v || !driver_version || !*driver_version || !strcmp(v, driver_version));
 }
 
+static int same_key(const struct gt_centry *a, const struct gt_centry *b)
+{
+    return a->image == b->image && a->arch == b->arch && gt_cache_same_driver(a, b->driver, b->driver_version) &&
+           !strcmp(a->kernel, b->kernel) && !strcmp(a->device, b->device) && !strcmp(a->signature, b->signature);
+}
+
+static int same_driver_version(const struct gt_centry *a, const struct gt_centry *b)
+{
+    return !strcmp(a->driver_version ? a->driver_version : "", b->driver_version ? b->driver_version : "");
+}
+
+/* The entry of key's kernel, image, device, architecture, driver and
+ * signature: one of the very driver version first, else one matched by the
+ * CUDA version alone. */
 const struct gt_centry *gt_cache_find(const struct gt_cachefile *c, const struct gt_centry *key)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (same_key(&c->v[i], key))
+    const struct gt_centry *loose = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!same_key(&c->v[i], key))
+            continue;
+        if (same_driver_version(&c->v[i], key))
             return &c->v[i];
-    return NULL;
+        if (!loose)
+            loose = &c->v[i];
+    }
+    return loose;
 }
 
 /* How far apart two signatures are: the grids by ratio, the blocks (which
@@ -346,6 +373,7 @@ enum gt_centry_field gt_centry_set(struct gt_centry *e, const char *key, const c
 {
     char *end = NULL;
     char **str = !strcmp(key, "kernel") ? &e->kernel : !strcmp(key, "device") ? &e->device
+               : !strcmp(key, "driver_version") ? &e->driver_version
                : !strcmp(key, "signature") ? &e->signature : !strcmp(key, "config") ? &e->config
                : !strcmp(key, "cubin") ? &e->cubin : !strcmp(key, "strategy") ? &e->strategy
                : !strcmp(key, "tuned") ? &e->tuned : !strcmp(key, "guard_times") ? &e->guard_times
@@ -616,6 +644,8 @@ static void write_entry(FILE *f, const struct gt_centry *e)
     write_field(f, "image_file", e->image_file);
     write_field(f, "device", e->device);
     fprintf(f, "arch = sm_%d\ndriver = %d\n", e->arch, e->driver);
+    if (e->driver_version && *e->driver_version)
+        write_field(f, "driver_version", e->driver_version);
     write_field(f, "signature", e->signature);
     write_field(f, "config", e->config);
     write_field(f, "cubin", e->cubin);

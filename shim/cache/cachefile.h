@@ -14,7 +14,8 @@ struct gt_centry {
     char *kernel;      /* mangled name */
     char *device;      /* "NVIDIA H200" */
     int arch;          /* 90 */
-    int driver;        /* 13000 */
+    int driver;        /* the CUDA version the driver runs: 13000 */
+    char *driver_version; /* the driver's own, "580.159.04"; "" when not known (and in files of format 1) */
     char *signature;   /* canonical launch signature, see gt_cache_signature */
     char *config;      /* the winning configuration, as a space writes it */
     char *cubin;       /* store key of its compiled cubin, "" when nothing was compiled */
@@ -72,6 +73,7 @@ int gt_cache_write(FILE *f, const char *binary, const struct gt_cachefile *c);
 int gt_cache_better(const struct gt_centry *a, const struct gt_centry *b);
 int gt_cache_put(struct gt_cachefile *c, const struct gt_centry *add, size_t n);
 void gt_cache_clear(struct gt_cachefile *c);
+int gt_cache_same_driver(const struct gt_centry *e, int driver, const char *driver_version);
 const struct gt_centry *gt_cache_find(const struct gt_cachefile *c, const struct gt_centry *key);
 const struct gt_centry *gt_cache_nearest(const struct gt_cachefile *c, const struct gt_centry *key);
 #define GT_CACHE_MAX_EXTRA 16 /* argument values a policy's signature may add */

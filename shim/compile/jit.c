@@ -25,9 +25,10 @@
  * that a thread of the parent held in the middle of a build. */
 #include "jit.h"
 #include "alloc.h"
+#include "cudalibs.h"
+#include "errmsg.h"
 #include "rtcworker.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,66 +59,108 @@ void gt_jit_init(struct gt_jit *j, void *(*resolve)(void *, const char *))
     j->resolve = resolve;
 }
 
-/* The library by soname, else in $CUDA_HOME/lib64, else in /usr/local/cuda/lib64. */
-static void *open_lib(const char *soname)
-{
-    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    const char *homes[] = {getenv("CUDA_HOME"), "/usr/local/cuda"};
-    for (size_t i = 0; !h && i < 2; i++) {
-        char path[4096];
-        if (homes[i] && snprintf(path, sizeof path, "%s/lib64/%s", homes[i], soname) < (int)sizeof path)
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    }
-    return h;
-}
+/* Resolves sym from lib into j->field; a missing one is named in j->error. */
+#define RESOLVE(lib, field, sym) \
+    resolved(j, lib, (j->field = (__typeof__(j->field))j->resolve((lib)->handle, sym)) != NULL, sym)
 
-#define RESOLVE(lib, field, sym) (j->field = (__typeof__(j->field))j->resolve(lib, sym), j->field != NULL)
+static int resolved(struct gt_jit *j, const struct gt_cudalib *lib, int found, const char *sym)
+{
+    if (!found)
+        gt_errf(j->error, sizeof j->error, "%s lacks %s", lib->path, sym);
+    return found;
+}
 
 static int resolve_nvrtc(struct gt_jit *j)
 {
-    void *h = j->nvrtc_lib;
-    return RESOLVE(h, rtc.create, "nvrtcCreateProgram") && RESOLVE(h, rtc.compile, "nvrtcCompileProgram") &&
-           RESOLVE(h, rtc.ptx_size, "nvrtcGetPTXSize") && RESOLVE(h, rtc.ptx, "nvrtcGetPTX") &&
-           RESOLVE(h, rtc.log_size, "nvrtcGetProgramLogSize") && RESOLVE(h, rtc.log, "nvrtcGetProgramLog") &&
-           RESOLVE(h, rtc.destroy, "nvrtcDestroyProgram") && RESOLVE(h, rtc.version, "nvrtcVersion") &&
-           RESOLVE(h, rtc.add_name, "nvrtcAddNameExpression") && RESOLVE(h, rtc.lowered_name, "nvrtcGetLoweredName");
+    const struct gt_cudalib *l = &j->nvrtc_lib;
+    return RESOLVE(l, rtc.create, "nvrtcCreateProgram") && RESOLVE(l, rtc.compile, "nvrtcCompileProgram") &&
+           RESOLVE(l, rtc.ptx_size, "nvrtcGetPTXSize") && RESOLVE(l, rtc.ptx, "nvrtcGetPTX") &&
+           RESOLVE(l, rtc.log_size, "nvrtcGetProgramLogSize") && RESOLVE(l, rtc.log, "nvrtcGetProgramLog") &&
+           RESOLVE(l, rtc.destroy, "nvrtcDestroyProgram") && RESOLVE(l, rtc.version, "nvrtcVersion") &&
+           RESOLVE(l, rtc.add_name, "nvrtcAddNameExpression") && RESOLVE(l, rtc.lowered_name, "nvrtcGetLoweredName");
+}
+
+/* nvJitLink's name of `entry` ("Create"): __nvJitLinkCreate_13_0 with the
+ * library's suffix, nvJitLinkCreate without one. */
+static const char *link_name(const struct gt_jit *j, const char *entry, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%snvJitLink%s%s", j->jitlink_suffix[0] ? "__" : "", entry, j->jitlink_suffix);
+    return buf;
 }
 
 static int resolve_jitlink(struct gt_jit *j)
 {
-    void *h = j->jitlink_lib;
-    return RESOLVE(h, link.create, "__nvJitLinkCreate_13_0") && RESOLVE(h, link.add, "__nvJitLinkAddData_13_0") &&
-           RESOLVE(h, link.complete, "__nvJitLinkComplete_13_0") &&
-           RESOLVE(h, link.cubin_size, "__nvJitLinkGetLinkedCubinSize_13_0") &&
-           RESOLVE(h, link.cubin, "__nvJitLinkGetLinkedCubin_13_0") &&
-           RESOLVE(h, link.error_size, "__nvJitLinkGetErrorLogSize_13_0") &&
-           RESOLVE(h, link.error_log, "__nvJitLinkGetErrorLog_13_0") &&
-           RESOLVE(h, link.info_size, "__nvJitLinkGetInfoLogSize_13_0") &&
-           RESOLVE(h, link.info_log, "__nvJitLinkGetInfoLog_13_0") &&
-           RESOLVE(h, link.destroy, "__nvJitLinkDestroy_13_0") && RESOLVE(h, link.version, "nvJitLinkVersion");
+    const struct gt_cudalib *l = &j->jitlink_lib;
+    char b[64];
+#define LINK(field, entry) RESOLVE(l, link.field, link_name(j, entry, b, sizeof b))
+    return LINK(create, "Create") && LINK(add, "AddData") && LINK(complete, "Complete") &&
+           LINK(cubin_size, "GetLinkedCubinSize") && LINK(cubin, "GetLinkedCubin") &&
+           LINK(error_size, "GetErrorLogSize") && LINK(error_log, "GetErrorLog") &&
+           LINK(info_size, "GetInfoLogSize") && LINK(info_log, "GetInfoLog") && LINK(destroy, "Destroy");
+#undef LINK
+}
+
+/* nvJitLink of NVRTC's major version or a later one the driver runs (the
+ * PTX of a later NVRTC does not link with an older nvJitLink), its entry
+ * points named as the library names them. */
+static int open_jitlink(struct gt_jit *j)
+{
+    char why[400];
+    if (gt_cudalib_open("libnvJitLink", j->nvrtc_lib.major, j->cuda_major, &j->jitlink_lib, why, sizeof why) != 0) {
+        gt_errf(j->error, sizeof j->error, "nvJitLink not available: %s", why);
+        return 0;
+    }
+    if (gt_cudalib_suffix(&j->jitlink_lib, "__nvJitLinkCreate", j->jitlink_suffix, sizeof j->jitlink_suffix) != 0) {
+        gt_errf(j->error, sizeof j->error, "cannot read the symbol table of %s", j->jitlink_lib.path);
+        return 0;
+    }
+    return resolve_jitlink(j);
+}
+
+/* major * 1000 + minor * 10 of nvJitLink: its own word where it has
+ * nvJitLinkVersion (12.3 and later), else its entry points' suffix. */
+static int jitlink_version(const struct gt_jit *j)
+{
+    __typeof__(&nvJitLinkVersion) version = (__typeof__(version))j->resolve(j->jitlink_lib.handle, "nvJitLinkVersion");
+    unsigned major = 0, minor = 0;
+    if (version && version(&major, &minor) == NVJITLINK_SUCCESS)
+        return (int)(major * 1000 + minor * 10);
+    const char *minor_at = strrchr(j->jitlink_suffix, '_');
+    return j->jitlink_lib.major * 1000 + (minor_at ? atoi(minor_at + 1) * 10 : 0);
+}
+
+/* Tells the owner which compilers are used, or why none. */
+static void say_opened(const struct gt_jit *j)
+{
+    char msg[PATH_MAX * 2 + 256], names[64];
+    if (!j->opened)
+        return;
+    if (j->state < 0) {
+        j->opened(1, j->error);
+        return;
+    }
+    snprintf(msg, sizeof msg, "NVRTC %d.%d: %s%s; nvJitLink %d.%d: %s%s, entry points %s", j->nvrtc_version / 1000,
+             j->nvrtc_version % 1000 / 10, j->nvrtc_lib.path, j->nvrtc_lib.loaded ? " (the application's own)" : "",
+             j->jitlink_version / 1000, j->jitlink_version % 1000 / 10, j->jitlink_lib.path,
+             j->jitlink_lib.loaded ? " (the application's own)" : "",
+             j->jitlink_suffix[0] ? link_name(j, "*", names, sizeof names) : "unversioned");
+    j->opened(0, msg);
 }
 
 static void open_locked(struct gt_jit *j)
 {
-    j->nvrtc_lib = open_lib("libnvrtc.so.13");
-    j->jitlink_lib = open_lib("libnvJitLink.so.13");
-    if (!j->nvrtc_lib || !resolve_nvrtc(j)) {
-        snprintf(j->error, sizeof j->error, "NVRTC (libnvrtc.so.13) not found or incomplete: %s",
-                 j->nvrtc_lib ? "missing entry points" : dlerror());
-    } else if (!j->jitlink_lib || !resolve_jitlink(j)) {
-        snprintf(j->error, sizeof j->error, "nvJitLink (libnvJitLink.so.13) not found or incomplete: %s",
-                 j->jitlink_lib ? "missing entry points" : dlerror());
-    } else {
+    char why[400];
+    j->state = -1;
+    if (gt_cudalib_open("libnvrtc", 0, j->cuda_major, &j->nvrtc_lib, why, sizeof why) != 0) {
+        gt_errf(j->error, sizeof j->error, "NVRTC not available: %s", why);
+    } else if (resolve_nvrtc(j) && open_jitlink(j)) {
         int major = 0, minor = 0;
-        unsigned umajor = 0, uminor = 0;
         j->rtc.version(&major, &minor);
         j->nvrtc_version = major * 1000 + minor * 10;
-        j->link.version(&umajor, &uminor);
-        j->jitlink_version = (int)(umajor * 1000 + uminor * 10);
+        j->jitlink_version = jitlink_version(j);
         j->state = 1;
-        return;
     }
-    j->state = -1;
+    say_opened(j);
 }
 
 /* 0 when both compilers are usable; else -1 and j->error says why. */

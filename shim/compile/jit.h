@@ -2,6 +2,7 @@
 #ifndef GT_JIT_H
 #define GT_JIT_H
 
+#include "cudalibs.h"
 #include "store.h"
 #include "watchdog.h"
 
@@ -21,8 +22,13 @@ struct gt_jit {
      * thread gives workers up or for a build failed because its worker did
      * not answer in time. */
     void (*note)(int final, const char *message);
+    /* The owner's log, once, of which compilers were opened or, `failed`,
+     * why none could be (may be NULL). */
+    void (*opened)(int failed, const char *message);
     int answer_ms;      /* how long a worker may take to answer; 0: no limit */
-    void *nvrtc_lib, *jitlink_lib;
+    int cuda_major;     /* the driver's CUDA major version: no newer compilers; 0 for any */
+    struct gt_cudalib nvrtc_lib, jitlink_lib;
+    char jitlink_suffix[16]; /* of nvJitLink's entry points: "_13_0", "_12_4"; "" for unversioned names */
     int nvrtc_version, jitlink_version; /* major * 1000 + minor * 10 */
     struct {
         __typeof__(&nvrtcCreateProgram) create;
@@ -47,8 +53,7 @@ struct gt_jit {
         __typeof__(&__nvJitLinkGetInfoLogSize_13_0) info_size;
         __typeof__(&__nvJitLinkGetInfoLog_13_0) info_log;
         __typeof__(&__nvJitLinkDestroy_13_0) destroy;
-        __typeof__(&nvJitLinkVersion) version;
-    } link;
+    } link; /* typed by CUDA 13's header: the signatures every version shares */
 };
 
 enum gt_jit_input { GT_JIT_SOURCE, GT_JIT_PTX };

@@ -33,11 +33,13 @@ struct hook {
 
 #define GT_HOOK(name, type) +1
 #define GT_USE(name, type)
+#define GT_USE_OR(name, type, older)
 enum { NHOOKS = 0
 #include "driver.def"
 };
 #undef GT_HOOK
 #undef GT_USE
+#undef GT_USE_OR
 
 static struct hook hooks[NHOOKS]; /* sorted by real address once built */
 static size_t nhooks;
@@ -56,9 +58,11 @@ static void build(void)
 #define GT_HOOK(sym, type) \
     if (gt.drv.sym) hooks[nhooks++] = (struct hook){(void *)gt.drv.sym, (void *)sym, #sym};
 #define GT_USE(sym, type)
+#define GT_USE_OR(sym, type, older)
 #include "driver.def"
 #undef GT_HOOK
 #undef GT_USE
+#undef GT_USE_OR
     qsort(hooks, nhooks, sizeof hooks[0], by_real);
     for (size_t i = 1; i < nhooks; i++)
         if (hooks[i].real == hooks[i - 1].real)

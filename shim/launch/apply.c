@@ -254,7 +254,8 @@ static int is_original(const struct gt_plan *p, const uint32_t *cfg)
  * another. */
 static int entry_for(const struct gt_plan *p, uint64_t image, const struct gt_centry *e, int elsewhere)
 {
-    return e->image == image && e->arch == p->arch.sm && e->driver == p->driver && !strcmp(e->kernel, p->k->name) &&
+    return e->image == image && e->arch == p->arch.sm && gt_cache_same_driver(e, p->driver, gt.drv.release) &&
+           !strcmp(e->kernel, p->k->name) &&
            !strcmp(e->device, p->device) == !elsewhere;
 }
 

@@ -43,7 +43,7 @@ static int device_facts(struct gt_plan *p)
     gt_arch_for_sm(major * 10 + minor, &p->arch);
     if (gt.drv.cuDeviceGetName(p->device, sizeof p->device, dev) != CUDA_SUCCESS)
         snprintf(p->device, sizeof p->device, "device %d", (int)dev);
-    gt.drv.cuDriverGetVersion(&p->driver);
+    p->driver = gt.drv.cuda;
     return 0;
 }
 
@@ -331,6 +331,7 @@ long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
     e->device = p->device;
     e->arch = p->arch.sm;
     e->driver = p->driver;
+    e->driver_version = gt.drv.release;
     e->tuned = when;
     store_once(); /* the directory the file goes in */
     if (!gt.run.cache_path[0])
@@ -411,7 +412,9 @@ int gt_plan_geometry(const struct gt_plan *p, const uint32_t *cfg, const struct 
 
 /* ---- building and loading variants ---- */
 
-static void note_worker(int final, const char *message)
+/* Which compilers were opened (debug) or why none could be (info), and
+ * what the workers could not do: at info when it ends something. */
+static void note_compilers(int final, const char *message)
 {
     gt_log(final ? GT_LOG_INFO : GT_LOG_DEBUG, "%s", message);
 }
@@ -426,13 +429,15 @@ static void find_worker(struct gt_jit *j)
         gt_debug("cannot tell where libgputune.so is; NVRTC runs in this process");
     else if (gt_rtcw_find(self.dli_fname, "gputune", j->worker, sizeof j->worker, err, sizeof err) != 0)
         gt_debug("%s; NVRTC runs in this process", err);
-    j->note = note_worker;
+    j->note = note_compilers;
 }
 
 /* The compilers and the store. */
 static void open_builder(void)
 {
     gt_jit_init(&gt.run.jit, gt_elfsym_dlsym);
+    gt.run.jit.cuda_major = gt.drv.cuda / 1000;
+    gt.run.jit.opened = note_compilers;
     find_worker(&gt.run.jit);
     store_once();
 }

@@ -6,16 +6,19 @@
  * 4 us of launch overhead to small kernels.  So CUPTI when the shim can
  * have it: only one subscriber may exist in a process, and when the
  * application or a profiler holds it the shim times with events and says
- * so once.  CUPTI is opened on the first session (libcupti.so.13, by soname
- * or in the toolkit), enabled only while a session runs, and let go after. */
+ * so once.  CUPTI is opened on the first session (of CUDA 12 or 13, as
+ * compile/cudalibs.c finds it), enabled only while a session runs, and let
+ * go after.  Its kernel records are read only up to the name: kind, start,
+ * end and name lie where they do in every CUpti_ActivityKernel version from
+ * 5 to 10, which covers what CUPTI of CUDA 12 and 13 delivers. */
 #include "timing.h"
 #include "alloc.h"
+#include "cudalibs.h"
 #include "elfsym.h"
 #include "median.h"
 #include "state.h"
 
 #include <cupti.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,31 +69,28 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, 
     free(buffer);
 }
 
-static void *open_cupti(void)
-{
-    static const char *const paths[] = {"libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
-                                        "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13"};
-    const char *home = getenv("CUDA_HOME");
-    char path[4096];
-    void *h = NULL;
-    if (home && snprintf(path, sizeof path, "%s/lib64/libcupti.so.13", home) < (int)sizeof path)
-        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    for (size_t i = 0; !h && i < sizeof paths / sizeof paths[0]; i++)
-        h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-    return h;
-}
-
+/* CUPTI of CUDA 12 or 13, no newer than the driver (cudalibs.c), said
+ * once: which one at debug, none at info. */
 static void load(void)
 {
-    void *h = open_cupti();
-#define SYM(field, name) (cu.field = (__typeof__(cu.field))gt_elfsym_dlsym(h, name)) != NULL
-    cu.usable = h && SYM(subscribe, "cuptiSubscribe") && SYM(unsubscribe, "cuptiUnsubscribe") &&
+    struct gt_cudalib lib;
+    char why[512];
+    if (gt_cudalib_open("libcupti", 0, gt.drv.cuda / 1000, &lib, why, sizeof why) != 0) {
+        gt_info("CUPTI is not available (%s); trials are timed with CUDA events", why);
+        return;
+    }
+    void *h = lib.handle;
+    const char *missing = NULL;
+#define SYM(field, name) ((cu.field = (__typeof__(cu.field))gt_elfsym_dlsym(h, name)) != NULL || (missing = name, 0))
+    cu.usable = SYM(subscribe, "cuptiSubscribe") && SYM(unsubscribe, "cuptiUnsubscribe") &&
                 SYM(register_callbacks, "cuptiActivityRegisterCallbacks") && SYM(enable, "cuptiActivityEnable") &&
                 SYM(disable, "cuptiActivityDisable") && SYM(flush, "cuptiActivityFlushAll") &&
                 SYM(next, "cuptiActivityGetNextRecord");
 #undef SYM
-    if (!cu.usable)
-        gt_info("CUPTI (libcupti.so.13) is not available; trials are timed with CUDA events");
+    if (cu.usable)
+        gt_debug("CUPTI %d: %s%s", lib.major, lib.path, lib.loaded ? " (the application's own)" : "");
+    else
+        gt_info("CUPTI %s lacks %s; trials are timed with CUDA events", lib.path, missing);
 }
 
 static void CUPTIAPI ignore(void *user, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)

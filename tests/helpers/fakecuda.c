@@ -27,7 +27,10 @@
  * nodes, and their launches run those.
  * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
  * and FAKECUDA_ARCH=NN (80: 8.0) make it another, as a cache file tuned on
- * one machine meets another. */
+ * one machine meets another.
+ * FAKECUDA_VERSION=12040 is the CUDA version cuDriverGetVersion reports
+ * (default 13000), and FAKECUDA_HIDE=cuEventElapsedTime_v2 hides that entry
+ * point (cuEventElapsedTime too), as an older driver lacks it. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -53,9 +56,10 @@ struct fake_func {
 
 static struct fake_func *funcs;
 
-static int named(const char *name)
+/* Whether the comma-separated list in the environment variable `var` has `name`. */
+static int listed(const char *var, const char *name)
 {
-    const char *list = getenv("FAKECUDA_FAIL");
+    const char *list = getenv(var);
     size_t n = strlen(name);
     for (const char *p = list; p && *p;) {
         const char *end = strchr(p, ',');
@@ -65,6 +69,16 @@ static int named(const char *name)
         p = end ? end + 1 : NULL;
     }
     return 0;
+}
+
+static int named(const char *name)
+{
+    return listed("FAKECUDA_FAIL", name);
+}
+
+static int hidden(const char *name)
+{
+    return listed("FAKECUDA_HIDE", name);
 }
 
 static atomic_long ncalls;
@@ -118,7 +132,13 @@ static int valid(const void *h)
 }
 
 CUresult cuInit(unsigned flags) { CALL(OTHER); (void)flags; return CUDA_SUCCESS; }
-CUresult cuDriverGetVersion(int *v) { CALL(OTHER); *v = 13000; return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v)
+{
+    CALL(OTHER);
+    const char *version = getenv("FAKECUDA_VERSION");
+    *v = version ? atoi(version) : 13000;
+    return CUDA_SUCCESS;
+}
 CUresult cuCtxSynchronize(void) { CALL(RUNS); return CUDA_SUCCESS; }
 
 /* NVRTC asks a loaded libcuda for its private tables; there are none here. */
@@ -538,10 +558,11 @@ CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_re
 CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
 
-CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
 {
-    CALL(RUNS);
     (void)a;
+    if (fails(name))
+        return RUNS;
     const struct fake_event *end = (const struct fake_event *)b;
     const char *v = end->l1 ? getenv(end->stream ? "FAKECUDA_L1_TRIAL_MS" : "FAKECUDA_L1_APP_MS") : NULL;
     const char *m = end->stream || !getenv("FAKECUDA_MODULE_APP_MS") ? "FAKECUDA_MODULE_MS" : "FAKECUDA_MODULE_APP_MS";
@@ -550,6 +571,20 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
     *ms = v ? strtof(v, NULL) : 0.25f;
     return CUDA_SUCCESS;
 }
+
+static CUresult elapsed_v1(float *ms, CUevent a, CUevent b) { return elapsed("cuEventElapsedTime", ms, a, b); }
+static CUresult elapsed_v2(float *ms, CUevent a, CUevent b) { return elapsed("cuEventElapsedTime_v2", ms, a, b); }
+
+/* Both versions of cuEventElapsedTime are exported through resolvers that
+ * dlsym runs at each lookup, so that FAKECUDA_HIDE can take them away as a
+ * driver that predates one would not have it. */
+typedef CUresult (*elapsed_fn)(float *, CUevent, CUevent);
+static elapsed_fn resolve_elapsed_v1(void) { return hidden("cuEventElapsedTime") ? NULL : elapsed_v1; }
+static elapsed_fn resolve_elapsed_v2(void) { return hidden("cuEventElapsedTime_v2") ? NULL : elapsed_v2; }
+
+#undef cuEventElapsedTime
+CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) __attribute__((ifunc("resolve_elapsed_v1")));
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) __attribute__((ifunc("resolve_elapsed_v2")));
 
 /* Module-scope variables: none here. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)

@@ -12,6 +12,9 @@
  *                                   it (the stand-in driver computes nothing)
  *   minirt --driver NAME            load the driver under another name (a
  *                                   missing one: a machine with no driver)
+ *   minirt --load LIB ...           dlopen LIB first, as an application that
+ *                                   loads its own NVRTC does (in the order
+ *                                   given), then the fixed workload
  *   minirt --probe                  tell which symbols dlsym(RTLD_DEFAULT) finds
  *   minirt --nodes                  the fixed workload, then a graph built by
  *                                   hand: a kernel node of scale, added and
@@ -345,6 +348,10 @@ int main(int argc, char **argv)
             nforks = atoi(argv[++i]);
         if (strcmp(argv[i], "--driver") == 0 && i + 1 < argc)
             driver = argv[++i];
+        if (strcmp(argv[i], "--load") == 0 && i + 1 < argc && !dlopen(argv[++i], RTLD_NOW | RTLD_LOCAL)) {
+            printf("minirt: cannot load %s: %s\n", argv[i], dlerror());
+            return 3;
+        }
     }
     void *h = dlopen(driver, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
