@@ -95,6 +95,7 @@ image_file =
 device = NVIDIA A100-SXM4-80GB
 arch = sm_80
 driver = 12080
+driver_version = 575.51.03
 signature = grid=256,1,1 block=256,1,1 smem=0
 config = cache=default carveout=default maxrreg=default dlcm=default bounds=off
 cubin =

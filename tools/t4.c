@@ -148,6 +148,8 @@ static void put_entry_metadata(struct gt_jsonw *w, const struct gt_centry *e)
     key_str(w, "arch", text);
     gt_jsonw_key(w, "driver");
     gt_jsonw_int(w, e->driver);
+    if (e->driver_version && *e->driver_version)
+        key_str(w, "driver_version", e->driver_version);
     snprintf(text, sizeof text, "%016llx", (unsigned long long)e->image);
     key_str(w, "image", text);
     key_str(w, "image_file", e->image_file);
