@@ -41,10 +41,14 @@
  * once); the median trials run, the median variants estimated (built, not
  * run) and the median final speed.  Then a summary line per strategy.  Exit 0, 2 on
  * a bad argument or a landscape, baseline or policy that cannot be used. */
+#include "arena.h"
+#include "json.h"
 #include "policy.h"
 #include "strategy.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -75,6 +79,10 @@ enum row { ROW_MISSING, ROW_OK, ROW_INVALID };
 
 struct landscape {
     const char *kernel, *policy, *csv;
+    const char *t1;            /* a T4 landscape (csv: the T4 file) and its T1 space, else NULL */
+    char *policy_text;         /* the T1 space as a policy section */
+    size_t policy_len;
+    const char *baseline_note; /* what stands for a T4 landscape's original */
     struct gt_policy *p;
     const struct gt_section *sec;
     struct gt_space *s;
@@ -119,7 +127,10 @@ static struct {
     const char *policies;
     const char *only[MAX_STRATEGIES];
     size_t nonly;
-} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0};
+    const char *t4[MAX_LANDSCAPES][2]; /* --t4 T4FILE T1FILE */
+    size_t nt4;
+    int loo;
+} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {{0}}, 0, 0};
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -233,7 +244,8 @@ static void load_policy(struct landscape *L)
     L->p = gt_policy_new();
     if (!L->p)
         die("out of memory");
-    int rc = gt_policy_load_file(L->p, L->policy, &d);
+    int rc = L->t1 ? gt_policy_load_string(L->p, L->t1, L->policy_text, L->policy_len, &d)
+                   : gt_policy_load_file(L->p, L->policy, &d);
     if (rc == 0 && (L->sec = gt_policy_find(L->p, L->kernel, NULL)) && !L->sec->errors) {
         gt_arch_for_sm(90, &a);
         L->s = gt_policy_space(L->sec, &a, 0, &d);
@@ -363,6 +375,532 @@ static void load_landscape(struct landscape *L)
     fclose(in);
 }
 
+/* ---- T4 landscapes and T1 spaces (Kernel Tuner's formats) ---- */
+
+/* The whole of path, NUL-terminated; a .gz file through `gzip -dc` (zlib is
+ * not linked). */
+static char *slurp(const char *path, size_t *len)
+{
+    size_t n = strlen(path), cap = 1 << 16, got = 0;
+    int gz = n > 3 && !strcmp(path + n - 3, ".gz"), fd, p[2];
+    pid_t pid = -1;
+    if (access(path, R_OK) != 0)
+        die("%s: cannot read: %s", path, strerror(errno));
+    if (gz) {
+        if (pipe(p) != 0)
+            die("pipe: %s", strerror(errno));
+        fflush(stdout);
+        if ((pid = fork()) < 0)
+            die("fork: %s", strerror(errno));
+        if (pid == 0) {
+            dup2(p[1], 1);
+            close(p[0]);
+            close(p[1]);
+            execlp("gzip", "gzip", "-dc", "--", path, (char *)NULL);
+            _exit(127);
+        }
+        close(p[1]);
+        fd = p[0];
+    } else if ((fd = open(path, O_RDONLY)) < 0) {
+        die("%s: cannot read: %s", path, strerror(errno));
+    }
+    char *buf = xcalloc(cap, 1);
+    for (;;) {
+        if (got + 1 >= cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b)
+                die("out of memory");
+            buf = b;
+        }
+        ssize_t r = read(fd, buf + got, cap - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            die("%s: cannot read: %s", path, strerror(errno));
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (gz) {
+        int status;
+        waitpid(pid, &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            die("%s: cannot run gzip (not on PATH?): a .gz landscape is read through `gzip -dc`; "
+                "decompress it first or install gzip", path);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            die("%s: gzip -dc failed", path);
+    }
+    buf[got] = 0;
+    *len = got;
+    return buf;
+}
+
+/* path parsed as JSON into a, or an error naming file and line. */
+static const struct gt_json *read_json(const char *path, struct gt_arena *a, char **keep)
+{
+    size_t len;
+    char err[512];
+    char *text = slurp(path, &len);
+    const struct gt_json *doc = gt_json_parse(a, text, len, err, sizeof err);
+    if (!doc)
+        die("%s: malformed JSON: %s", path, err);
+    if (keep)
+        *keep = text;
+    else
+        free(text);
+    return doc;
+}
+
+static const struct gt_json *need(const char *path, const struct gt_json *obj, const char *key, enum gt_json_kind k,
+                                  const char *what)
+{
+    const struct gt_json *v = gt_json_member(obj, key);
+    if (!v || v->kind != k)
+        die("%s: no %s (\"%s\")", path, what, key);
+    return v;
+}
+
+/* A T1 condition, Python, as a policy expression.  Supported: integers,
+ * the space's parameter names, + - * // % (// of non-negative values), unary -,
+ * comparisons < <= > >= == != (chained too: a <= b <= c), and, or, not and
+ * parentheses.  Anything else (/, **, calls, lists, `in`, strings, floats)
+ * is refused with the condition and the word. */
+struct pyx {
+    const char *path, *src, *p;
+    char *out;
+    size_t len, cap;
+    char tok[64]; /* the current token */
+};
+
+static void pyx_next(struct pyx *x)
+{
+    while (*x->p == ' ' || *x->p == '\t' || *x->p == '\n')
+        x->p++;
+    const char *s = x->p;
+    if (!*s) {
+        x->tok[0] = 0;
+        return;
+    }
+    if (isalpha((unsigned char)*s) || *s == '_' || isdigit((unsigned char)*s)) {
+        while (isalnum((unsigned char)*x->p) || *x->p == '_' || *x->p == '.')
+            x->p++;
+    } else {
+        static const char *const two[] = {"<=", ">=", "==", "!=", "//", "**"};
+        x->p++;
+        for (size_t i = 0; i < sizeof two / sizeof *two; i++)
+            if (!strncmp(s, two[i], 2))
+                x->p = s + 2;
+    }
+    if ((size_t)(x->p - s) >= sizeof x->tok)
+        die("%s: condition '%s': '%.*s' is too long a word", x->path, x->src, (int)(x->p - s), s);
+    snprintf(x->tok, sizeof x->tok, "%.*s", (int)(x->p - s), s);
+}
+
+static void pyx_put(struct pyx *x, const char *s)
+{
+    size_t n = strlen(s);
+    if (x->len + n + 1 > x->cap) {
+        x->cap = 2 * (x->len + n + 1);
+        char *o = realloc(x->out, x->cap);
+        if (!o)
+            die("out of memory");
+        x->out = o;
+    }
+    memcpy(x->out + x->len, s, n + 1);
+    x->len += n;
+}
+
+static void pyx_refuse(struct pyx *x, const char *why)
+{
+    die("%s: condition '%s': %s '%s' is not supported (T1 conditions may use integers, parameter names, "
+        "+ - * // %%, comparisons, and, or, not, parentheses)",
+        x->path, x->src, why, x->tok[0] ? x->tok : "(end)");
+}
+
+static int pyx_is(const struct pyx *x, const char *t)
+{
+    return !strcmp(x->tok, t);
+}
+
+static void pyx_or(struct pyx *x);
+
+static void pyx_primary(struct pyx *x)
+{
+    if (pyx_is(x, "(")) {
+        pyx_put(x, "(");
+        pyx_next(x);
+        pyx_or(x);
+        if (!pyx_is(x, ")"))
+            pyx_refuse(x, "expected ')', not");
+        pyx_put(x, ")");
+        pyx_next(x);
+    } else if (pyx_is(x, "-")) {
+        pyx_put(x, "-");
+        pyx_next(x);
+        pyx_primary(x);
+    } else if (isdigit((unsigned char)x->tok[0])) {
+        for (const char *c = x->tok; *c; c++)
+            if (!isdigit((unsigned char)*c))
+                pyx_refuse(x, "the number");
+        pyx_put(x, x->tok);
+        pyx_next(x);
+    } else if (isalpha((unsigned char)x->tok[0]) || x->tok[0] == '_') {
+        static const char *const words[] = {"and", "or", "not", "in", "is", "if", "else", "True", "False", "None"};
+        for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+            if (pyx_is(x, words[i]))
+                pyx_refuse(x, "the word");
+        char name[64];
+        snprintf(name, sizeof name, "%s", x->tok);
+        pyx_next(x);
+        if (pyx_is(x, "(") || pyx_is(x, "[") || strchr(name, '.'))
+            die("%s: condition '%s': calls, indexing and attributes ('%s%s') are not supported", x->path, x->src,
+                name, x->tok);
+        pyx_put(x, name);
+    } else {
+        pyx_refuse(x, "the operand");
+    }
+}
+
+static void pyx_term(struct pyx *x)
+{
+    pyx_primary(x);
+    while (pyx_is(x, "*") || pyx_is(x, "//") || pyx_is(x, "%") || pyx_is(x, "/") || pyx_is(x, "**")) {
+        if (pyx_is(x, "/") || pyx_is(x, "**"))
+            pyx_refuse(x, "the operator");
+        pyx_put(x, pyx_is(x, "//") ? " / " : pyx_is(x, "*") ? " * " : " % ");
+        pyx_next(x);
+        pyx_primary(x);
+    }
+}
+
+static void pyx_sum(struct pyx *x)
+{
+    pyx_term(x);
+    while (pyx_is(x, "+") || pyx_is(x, "-")) {
+        pyx_put(x, pyx_is(x, "+") ? " + " : " - ");
+        pyx_next(x);
+        pyx_term(x);
+    }
+}
+
+static int pyx_cmp(const struct pyx *x)
+{
+    return pyx_is(x, "<") || pyx_is(x, "<=") || pyx_is(x, ">") || pyx_is(x, ">=") || pyx_is(x, "==") ||
+           pyx_is(x, "!=");
+}
+
+/* pyx_sum's text, taken out of the output */
+static char *pyx_render_sum(struct pyx *x)
+{
+    size_t start = x->len;
+    pyx_put(x, "");
+    pyx_sum(x);
+    char *r = strdup(x->out + start);
+    if (!r)
+        die("out of memory");
+    x->len = start;
+    x->out[start] = 0;
+    return r;
+}
+
+/* a < b <= c: ((a < b) && (b <= c)), the middle operand written twice */
+static void pyx_comparison(struct pyx *x)
+{
+    char *left = pyx_render_sum(x);
+    if (!pyx_cmp(x)) {
+        pyx_put(x, left);
+        free(left);
+        return;
+    }
+    pyx_put(x, "(");
+    for (int first = 1; pyx_cmp(x); first = 0) {
+        char op[8];
+        snprintf(op, sizeof op, "%.3s", x->tok);
+        pyx_next(x);
+        char *right = pyx_render_sum(x);
+        if (!first)
+            pyx_put(x, " && ");
+        pyx_put(x, "(");
+        pyx_put(x, left);
+        pyx_put(x, " ");
+        pyx_put(x, op);
+        pyx_put(x, " ");
+        pyx_put(x, right);
+        pyx_put(x, ")");
+        free(left);
+        left = right;
+    }
+    free(left);
+    pyx_put(x, ")");
+}
+
+static void pyx_not(struct pyx *x)
+{
+    if (pyx_is(x, "not")) {
+        pyx_put(x, "!(");
+        pyx_next(x);
+        pyx_not(x);
+        pyx_put(x, ")");
+    } else {
+        pyx_comparison(x);
+    }
+}
+
+static void pyx_and(struct pyx *x)
+{
+    pyx_not(x);
+    while (pyx_is(x, "and")) {
+        pyx_put(x, " && ");
+        pyx_next(x);
+        pyx_not(x);
+    }
+}
+
+static void pyx_or(struct pyx *x)
+{
+    pyx_and(x);
+    while (pyx_is(x, "or")) {
+        pyx_put(x, " || ");
+        pyx_next(x);
+        pyx_and(x);
+    }
+}
+
+/* The condition src as a policy expression, to be freed. */
+static char *translate_condition(const char *path, const char *src)
+{
+    struct pyx x = {.path = path, .src = src, .p = src};
+    pyx_put(&x, "");
+    pyx_next(&x);
+    pyx_or(&x);
+    if (x.tok[0])
+        pyx_refuse(&x, "after a complete condition,");
+    return x.out;
+}
+
+/* A T1 parameter's values: a JSON array, or a string holding a Python list
+ * of integers (as the benchmark hub writes them); text "v1, v2, ...". */
+static void t1_values(const char *path, const char *name, const struct gt_json *v, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    if (v && v->kind == GT_JSON_ARRAY) {
+        for (size_t i = 0; i < v->n; i++) {
+            const struct gt_json *e = &v->items[i];
+            if (e->kind != GT_JSON_NUMBER || e->number != floor(e->number) || fabs(e->number) > 1e15)
+                die("%s: parameter %s: only integer values are supported", path, name);
+            at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%.0f", i ? ", " : "", e->number);
+        }
+    } else if (v && v->kind == GT_JSON_STRING) {
+        const char *s = v->text;
+        while (*s == ' ')
+            s++;
+        if (*s++ != '[')
+            die("%s: parameter %s: Values '%s' is not a list", path, name, v->text);
+        for (int i = 0;; i++) {
+            char *end;
+            while (*s == ' ')
+                s++;
+            if (*s == ']' && i == 0)
+                break;
+            long long k = strtoll(s, &end, 10);
+            if (end == s)
+                die("%s: parameter %s: only integer values are supported ('%s')", path, name, v->text);
+            at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%lld", i ? ", " : "", k);
+            for (s = end; *s == ' '; s++)
+                ;
+            if (*s == ']')
+                break;
+            if (*s++ != ',')
+                die("%s: parameter %s: only integer values are supported ('%s')", path, name, v->text);
+        }
+    } else {
+        die("%s: parameter %s: no Values", path, name);
+    }
+    if (at >= len)
+        die("%s: parameter %s: too many values", path, name);
+    if (!buf[0])
+        die("%s: parameter %s: no values", path, name);
+}
+
+/* The T1 file's space as a policy section's text: its parameters, its
+ * conditions as constraints, its defaults as the baseline. */
+static void load_t1(struct landscape *L)
+{
+    struct gt_arena *a = gt_arena_new();
+    if (!a)
+        die("out of memory");
+    const struct gt_json *doc = read_json(L->t1, a, NULL);
+    const struct gt_json *gen = gt_json_member(doc, "General");
+    const struct gt_json *name = gt_json_member(gen, "BenchmarkName");
+    const struct gt_json *cs = need(L->t1, doc, "ConfigurationSpace", GT_JSON_OBJECT, "configuration space");
+    const struct gt_json *tp = need(L->t1, cs, "TuningParameters", GT_JSON_ARRAY, "tuning parameters");
+    const struct gt_json *conds = gt_json_member(cs, "Conditions");
+    char *text = NULL, *base = NULL;
+    size_t tlen = 0, blen = 0;
+    FILE *t = open_memstream(&text, &tlen), *b = open_memstream(&base, &blen);
+    if (!t || !b)
+        die("out of memory");
+    L->kernel = name && name->kind == GT_JSON_STRING && name->text[0] ? strdup(name->text) : L->t1;
+    fprintf(t, "[kernel \"%s\"]\n", L->kernel);
+    for (size_t i = 0; i < tp->n; i++) {
+        const struct gt_json *p = &tp->items[i], *n = gt_json_member(p, "Name"), *d = gt_json_member(p, "Default");
+        static char vals[1 << 16];
+        if (!n || n->kind != GT_JSON_STRING || !n->text[0])
+            die("%s: tuning parameter %zu has no Name", L->t1, i + 1);
+        for (const char *c = n->text; *c; c++)
+            if (!isalnum((unsigned char)*c) && *c != '_')
+                die("%s: parameter name '%s' is not supported (letters, digits and _ only)", L->t1, n->text);
+        t1_values(L->t1, n->text, gt_json_member(p, "Values"), vals, sizeof vals);
+        fprintf(t, "param %s = %s\n", n->text, vals);
+        /* the default, where it is one of the values; else the first value */
+        char dv[32] = "";
+        if (d && d->kind == GT_JSON_NUMBER && d->number == floor(d->number)) {
+            snprintf(dv, sizeof dv, "%.0f", d->number);
+            char look[40];
+            snprintf(look, sizeof look, ", %s,", dv);
+            char *all = NULL;
+            if (asprintf(&all, ", %s,", vals) < 0)
+                die("out of memory");
+            if (!strstr(all, look))
+                dv[0] = 0;
+            free(all);
+        }
+        if (!dv[0])
+            snprintf(dv, sizeof dv, "%.*s", (int)strcspn(vals, ","), vals);
+        fprintf(b, "%s%s=%s", i ? " " : "", n->text, dv);
+    }
+    for (size_t i = 0; conds && conds->kind == GT_JSON_ARRAY && i < conds->n; i++) {
+        const struct gt_json *c = &conds->items[i];
+        const struct gt_json *e = c->kind == GT_JSON_STRING ? c : gt_json_member(c, "Expression");
+        if (!e || e->kind != GT_JSON_STRING)
+            die("%s: condition %zu has no Expression", L->t1, i + 1);
+        char *x = translate_condition(L->t1, e->text);
+        fprintf(t, "constraint = %s\n", x);
+        free(x);
+    }
+    if (conds && conds->kind != GT_JSON_ARRAY)
+        die("%s: Conditions is not a list", L->t1);
+    fclose(b);
+    fprintf(t, "baseline = %s\n", base);
+    fclose(t);
+    free(base);
+    L->policy_text = text;
+    L->policy_len = tlen;
+    gt_arena_free(a);
+}
+
+static double t4_scale(const struct gt_json *doc)
+{
+    const struct gt_json *u = gt_json_member(gt_json_member(doc, "metadata"), "timeunit");
+    if (!u || u->kind != GT_JSON_STRING)
+        return 1e3; /* Kernel Tuner's milliseconds */
+    if (!strcmp(u->text, "seconds") || !strcmp(u->text, "s"))
+        return 1e6;
+    if (!strcmp(u->text, "microseconds") || !strcmp(u->text, "us"))
+        return 1;
+    if (!strcmp(u->text, "milliseconds") || !strcmp(u->text, "miliseconds") || !strcmp(u->text, "ms"))
+        return 1e3;
+    return -1;
+}
+
+static int t4_line(const char *text, const struct gt_json *v)
+{
+    int line, col;
+    gt_json_where(text, v->at, &line, &col);
+    return line;
+}
+
+/* The T4 results: each configuration's objective (time) and validity; a
+ * result not "correct", or without a numeric objective, is invalid. */
+static void load_t4(struct landscape *L)
+{
+    struct gt_arena *a = gt_arena_new();
+    char *text, words[GT_SPACE_TEXT_MAX * 2], err[512];
+    size_t off;
+    if (!a)
+        die("out of memory");
+    const struct gt_json *doc = read_json(L->csv, a, &text);
+    const struct gt_json *res = need(L->csv, doc, "results", GT_JSON_ARRAY, "results");
+    double scale = t4_scale(doc);
+    if (scale < 0)
+        die("%s: timeunit '%s' is not one of seconds, milliseconds, microseconds", L->csv,
+            gt_json_member(gt_json_member(doc, "metadata"), "timeunit")->text);
+    L->row = xcalloc(L->s->size, 1);
+    L->us = xcalloc(L->s->size, sizeof *L->us);
+    L->build_s = xcalloc(L->s->size, sizeof *L->build_s);
+    L->est = xcalloc(L->s->size, sizeof *L->est);
+    L->has_est = xcalloc(L->s->size, 1);
+    uint32_t *cfg = xcalloc(L->s->ndims + 1, sizeof *cfg);
+    L->have_build = 1;
+    for (size_t i = 0; i < res->n; i++) {
+        const struct gt_json *r = &res->items[i], *c = gt_json_member(r, "configuration");
+#define line t4_line(text, r) /* only for messages: it counts lines from the start */
+        size_t at = 0;
+        if (!c || c->kind != GT_JSON_OBJECT)
+            die("%s:%d: a result without a configuration", L->csv, line);
+        for (size_t d = 0; d < L->s->ndims; d++) {
+            const struct gt_json *v = gt_json_member(c, L->s->dims[d].name);
+            if (!v)
+                die("%s:%d: the configuration has no value for parameter %s", L->csv, line, L->s->dims[d].name);
+            if (v->kind != GT_JSON_NUMBER || v->number != floor(v->number))
+                die("%s:%d: parameter %s: only integer values are supported", L->csv, t4_line(text, v),
+                    L->s->dims[d].name);
+            at += (size_t)snprintf(words + at, at < sizeof words ? sizeof words - at : 0, "%s%s=%.0f",
+                                   d ? " " : "", L->s->dims[d].name, v->number);
+        }
+        if (at >= sizeof words)
+            die("%s:%d: configuration too long", L->csv, line);
+        if (gt_space_parse(L->s, words, 0, cfg, err, sizeof err, &off) != 0)
+            die("%s:%d: configuration '%s': %s", L->csv, line, words, err);
+        uint64_t rank = gt_space_rank(L->s, cfg);
+        if (L->row[rank] != ROW_MISSING)
+            die("%s:%d: configuration '%s' given twice", L->csv, line, words);
+        const struct gt_json *inv = gt_json_member(r, "invalidity"), *ms = gt_json_member(r, "measurements");
+        const struct gt_json *obj = gt_json_member(r, "objectives");
+        const char *objective = obj && obj->kind == GT_JSON_ARRAY && obj->n && obj->items[0].kind == GT_JSON_STRING
+                                    ? obj->items[0].text
+                                    : "time";
+        double us = -1;
+        for (size_t k = 0; ms && ms->kind == GT_JSON_ARRAY && k < ms->n; k++) {
+            const struct gt_json *nm = gt_json_member(&ms->items[k], "name"), *v = gt_json_member(&ms->items[k], "value");
+            if (nm && nm->kind == GT_JSON_STRING && !strcmp(nm->text, objective) && v && v->kind == GT_JSON_NUMBER &&
+                v->number > 0 && isfinite(v->number))
+                us = v->number * scale;
+        }
+        int ok = (!inv || (inv->kind == GT_JSON_STRING && !strcmp(inv->text, "correct"))) && us > 0;
+        L->row[rank] = ok ? ROW_OK : ROW_INVALID;
+        L->us[rank] = ok ? us : -1;
+        const struct gt_json *comp = gt_json_member(gt_json_member(r, "times"), "compilation");
+        L->build_s[rank] = comp && comp->kind == GT_JSON_NUMBER && comp->number > 0 ? comp->number / 1e3 : 0;
+#undef line
+    }
+    if (!res->n)
+        die("%s: no results", L->csv);
+    free(cfg);
+    free(text);
+    gt_arena_free(a);
+}
+
+/* The original of a T4 landscape: the T1 default configuration where it
+ * was measured valid; else there is none (baseline -1), as in Kernel
+ * Tuner's own runs. */
+static void t4_baseline(struct landscape *L)
+{
+    uint32_t *def = xcalloc(L->s->ndims + 1, sizeof *def);
+    gt_space_default(L->s, def);
+    uint64_t r = gt_space_rank(L->s, def);
+    free(def);
+    if (L->row[r] == ROW_OK) {
+        L->baseline = L->us[r];
+        L->baseline_note = "the T1 default configuration";
+        return;
+    }
+    L->baseline = -1;
+    L->baseline_note = "none (the T1 default is not a valid configuration): the first valid trial sets the best";
+}
+
 static void print_cfg(const struct landscape *L, uint64_t rank, char *buf, size_t len)
 {
     uint32_t *cfg = xcalloc(L->s->ndims + 1, sizeof *cfg);
@@ -393,7 +931,7 @@ static void survey(struct landscape *L)
             L->shown[L->missing - 1] = r;
     }
     gt_space_iter_clear(&it);
-    L->optimum = L->baseline;
+    L->optimum = L->baseline > 0 ? L->baseline : INFINITY;
     L->opt_rank = L->default_rank;
     for (uint64_t r = 0; r < L->s->size; r++) {
         if (L->row[r] != ROW_MISSING && !valid[r]) {
@@ -703,7 +1241,14 @@ static void print_header(const struct landscape *L)
     char text[512];
     printf("\n== %s: %llu configurations besides the original (%s, %s)\n", L->kernel,
            (unsigned long long)L->nvalid, L->policy, L->csv);
-    if (L->opt_rank == L->default_rank) {
+    if (L->baseline_note && L->baseline > 0)
+        printf("   the original: %s, %.1f us\n", L->baseline_note, L->baseline);
+    else if (L->baseline_note)
+        printf("   the original: %s\n", L->baseline_note);
+    if (L->baseline <= 0) {
+        print_cfg(L, L->opt_rank, text, sizeof text);
+        printf("   optimum %.1f us: %s\n", L->optimum, text);
+    } else if (L->opt_rank == L->default_rank) {
         printf("   optimum: the original, %.1f us\n", L->baseline);
     } else {
         print_cfg(L, L->opt_rank, text, sizeof text);
@@ -884,11 +1429,13 @@ static int parse_options(int argc, char **argv)
                                           {"strategies", required_argument, 0, 'S'},
                                           {"budget-share", required_argument, 0, 'b'},
                                           {"policies", required_argument, 0, 'p'},
+                                          {"t4", required_argument, 0, 't'},
+                                          {"loo", no_argument, 0, 'l'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+", longs, NULL)) != -1) {
         errno = 0;
         if (c == 'r' && ((opt.runs = strtol(optarg, &end, 10)) < 1 || *end || opt.runs > 100000))
             die("--runs %s: expected a count from 1 to 100000", optarg);
@@ -900,6 +1447,13 @@ static int parse_options(int argc, char **argv)
             die("--budget-share %s: expected a number in (0, 1]", optarg);
         else if (c == 'p')
             opt.policies = optarg;
+        else if (c == 't' && (optind >= argc || opt.nt4 == MAX_LANDSCAPES))
+            die("--t4 %s: expected T4FILE T1FILE (a T4 landscape and its T1 space)", optarg);
+        else if (c == 't') {
+            opt.t4[opt.nt4][0] = optarg;
+            opt.t4[opt.nt4++][1] = argv[optind++];
+        } else if (c == 'l')
+            opt.loo = 1;
         else if (c == 'h' || c == '?') {
             fputs(usage, c == 'h' ? stdout : stderr);
             exit(c == 'h' ? 0 : 2);
@@ -940,21 +1494,45 @@ int main(int argc, char **argv)
     static struct landscape L[MAX_LANDSCAPES];
     static struct tally t[MAX_STRATEGIES];
     const char *names[MAX_STRATEGIES];
-    int at = parse_options(argc, argv), left = argc - at;
+    /* options and positional words in any order (--t4 takes two words) */
+    static char *pos[3 * MAX_LANDSCAPES + 1];
+    int left = 0, at = 0;
+    for (int i = parse_options(argc, argv); i < argc; i = parse_options(argc, argv)) {
+        if (left == (int)(sizeof pos / sizeof *pos))
+            die("more than %d landscapes", MAX_LANDSCAPES);
+        pos[left++] = argv[i];
+        optind = i + 1;
+    }
+    argv = pos;
     size_t nland = 0;
-    if (left == 1) {
+    if (left == 0 && opt.nt4) {
+        /* T4 landscapes only */
+    } else if (left == 1) {
         nland = from_dir(argv[at], L);
     } else if (left >= 3 && left % 3 == 0 && left / 3 <= MAX_LANDSCAPES) {
-        for (; at < argc; at += 3, nland++)
+        for (; at < left; at += 3, nland++)
             L[nland] = (struct landscape){.policy = argv[at], .kernel = argv[at + 1], .csv = argv[at + 2]};
     } else {
         fputs(usage, stderr);
         return 2;
     }
-    if (!nland)
+    if (!nland && !opt.nt4)
         die("%s: no kernels", argv[at]);
+    size_t nown = nland;
+    for (size_t i = 0; i < opt.nt4; i++, nland++) {
+        if (nland == MAX_LANDSCAPES)
+            die("more than %d landscapes", MAX_LANDSCAPES);
+        L[nland] = (struct landscape){.csv = opt.t4[i][0], .t1 = opt.t4[i][1], .policy = opt.t4[i][1]};
+    }
     for (size_t i = 0; i < nland; i++) {
+        if (i >= nown)
+            load_t1(&L[i]);
         load_policy(&L[i]);
+        if (i >= nown) {
+            load_t4(&L[i]);
+            t4_baseline(&L[i]);
+            continue;
+        }
         load_landscape(&L[i]);
         L[i].baseline = read_baseline(L[i].csv, L[i].kernel);
     }
