@@ -67,6 +67,9 @@
 #define DEFAULT_WD_FACTOR 2.0
 #define DEFAULT_WD_FLOOR_MS 0.1
 #define SHARE_95 0.02         /* "within 2% of the space" */
+#define GOAL_98 0.98          /* the share of runs at 98% of the optimum ... */
+#define TRIALS_98 64          /* ... within the default budget of trials */
+#define BAR_LARGE 1000        /* the bar's 98%-in-64 part holds for spaces larger than this */
 #define MAX_STRATEGIES 32
 #define MAX_LANDSCAPES 64
 #define SPACE_LIMIT (1u << 24) /* configurations of a replayable space at most */
@@ -102,6 +105,7 @@ struct landscape {
 /* One run's outcome. */
 struct run {
     long reach[3];   /* trials to each goal, -1: never */
+    long reach98;    /* trials to 98%, -1: never */
     long trials, bad, estimates;
     double best_us, secs95;
 };
@@ -130,7 +134,8 @@ static struct {
     const char *t4[MAX_LANDSCAPES][2]; /* --t4 T4FILE T1FILE */
     size_t nt4;
     int loo;
-} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {{0}}, 0, 0};
+    long max_trials;
+} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {{0}}, 0, 0, 0};
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -968,6 +973,8 @@ static uint64_t run_seed(const struct landscape *L, long i)
 static long budget_of(const struct landscape *L)
 {
     long b = (long)ceil(opt.share * (double)L->nvalid);
+    if (opt.max_trials > 0 && b > opt.max_trials)
+        b = opt.max_trials;
     return b > 0 ? b : 1;
 }
 
@@ -989,6 +996,8 @@ static void progress(const struct landscape *L, struct run *r, double best, doub
             if (g == 1)
                 r->secs95 = secs;
         }
+    if (r->reach98 < 0 && best > 0 && L->optimum / best >= GOAL_98 - 1e-12)
+        r->reach98 = r->trials;
 }
 
 /* Runs one trial as the engine would; returns what it cost in seconds. */
@@ -1029,7 +1038,7 @@ static int simulate(const struct landscape *L, const char *name, uint64_t seed, 
         return -1;
     snprintf(h->name, sizeof h->name, "%s", gt_strategy_name(st));
     gt_strategy_baseline(st, L->baseline);
-    *r = (struct run){.reach = {-1, -1, -1}, .best_us = L->baseline, .secs95 = -1};
+    *r = (struct run){.reach = {-1, -1, -1}, .reach98 = -1, .best_us = L->baseline, .secs95 = -1};
     uint32_t *cfg = xcalloc(BATCH * (n + 1), sizeof *cfg);
     unsigned char *seen = xcalloc(L->s->size, 1);
     int may_cut[BATCH], kind[BATCH], more = 1;
@@ -1220,6 +1229,15 @@ static double share_fast(const struct landscape *L, const struct result *res)
     return (double)n / (double)opt.runs;
 }
 
+/* Share of runs reaching 98% within 64 trials. */
+static double share_98(const struct result *res)
+{
+    long n = 0;
+    for (long i = 0; i < opt.runs; i++)
+        n += res->runs[i].reach98 >= 0 && res->runs[i].reach98 <= TRIALS_98;
+    return (double)n / (double)opt.runs;
+}
+
 static int beats(const struct result *res, const struct result *ref)
 {
     long a = median_reach(res, 1), b = median_reach(ref, 1);
@@ -1279,8 +1297,8 @@ static void print_setup(const struct landscape *L)
         printf("watchdog at %gx the best so far (at least %g ms)\n", L->wd_factor, L->wd_floor_us / 1e3);
     else
         printf("watchdog off\n");
-    printf("\n   %-22s %-12s %-12s %-12s %9s  %-7s %8s %6s %7s %6s\n", "strategy", "to 90%", "to 95%", "to 99%",
-           "95% in 2%", "random", "s to 95%", "trials", "estim.", "final");
+    printf("\n   %-22s %-12s %-12s %-12s %9s %9s  %-7s %8s %6s %7s %6s\n", "strategy", "to 90%", "to 95%", "to 99%",
+           "95% in 2%", "98% in 64", "random", "s to 95%", "trials", "estim.", "final");
 }
 
 static void print_row(const struct landscape *L, const struct result *res, const struct result *ref)
@@ -1299,8 +1317,8 @@ static void print_row(const struct landscape *L, const struct result *res, const
     if (L->have_build && s95 >= 0)
         snprintf(secs, sizeof secs, "%.1f", s95);
     const char *vs = res == ref ? "(ref)" : !usable(ref) ? "?" : beats(res, ref) ? "beats" : "no";
-    printf("   %-22s %-12s %-12s %-12s %8.0f%%  %-7s %8s %6ld %7ld %5.1f%%\n", shown, c[0], c[1], c[2],
-           100.0 * share_fast(L, res), vs, secs, median_long(res, offsetof(struct run, trials)),
+    printf("   %-22s %-12s %-12s %-12s %8.0f%% %8.0f%%  %-7s %8s %6ld %7ld %5.1f%%\n", shown, c[0], c[1], c[2],
+           100.0 * share_fast(L, res), 100.0 * share_98(res), vs, secs, median_long(res, offsetof(struct run, trials)),
            median_long(res, offsetof(struct run, estimates)),
            100.0 * median_double(res, offsetof(struct run, best_us), L, 1));
 }
@@ -1318,6 +1336,16 @@ static void print_notes(const struct result *res, size_t n)
 }
 
 /* ---- driver ---- */
+
+/* What a strategy did on a landscape, kept for the leave-one-out choice. */
+struct fig {
+    int ok;
+    long med95;      /* median trials to 95%, -1: never in half the runs */
+    double share98;  /* share of runs at 98% within 64 trials */
+    char ran[32];    /* what ran (auto's choice) */
+};
+
+static struct fig figs[MAX_LANDSCAPES][MAX_STRATEGIES];
 
 struct tally {
     int fast, beaten, landscapes;
@@ -1343,7 +1371,7 @@ static size_t strategy_list(const char **names)
     return k;
 }
 
-static void replay(struct landscape *L, const char **names, size_t n, struct tally *t)
+static void replay(struct landscape *L, size_t li, const char **names, size_t n, struct tally *t)
 {
     struct result res[MAX_STRATEGIES];
     pid_t pid[MAX_STRATEGIES];
@@ -1365,6 +1393,11 @@ static void replay(struct landscape *L, const char **names, size_t n, struct tal
     for (size_t i = 0; i < n; i++)
         print_row(L, &res[i], ref);
     print_notes(res, n);
+    for (size_t i = 0; i < n; i++)
+        if (usable(&res[i])) {
+            figs[li][i] = (struct fig){.ok = 1, .med95 = median_reach(&res[i], 1), .share98 = share_98(&res[i])};
+            snprintf(figs[li][i].ran, sizeof figs[li][i].ran, "%s", res[i].h.name);
+        }
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(t[i].detail);
         if (!usable(&res[i])) {
@@ -1405,6 +1438,95 @@ static void summary(const char **names, size_t n, const struct tally *t, size_t 
     }
 }
 
+/* A strategy's score on a landscape: its median trials to 95% as a share
+ * of the space, infinite where fewer than half its runs got there. */
+static double score(const struct landscape *L, const struct fig *f)
+{
+    return f->ok && f->med95 >= 0 ? (double)f->med95 / (double)L->nvalid : INFINITY;
+}
+
+static int cmp_score(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int meets_bar(const struct landscape *L, const struct fig *f)
+{
+    return f->ok && f->med95 >= 0 && (double)f->med95 <= SHARE_95 * (double)L->nvalid &&
+           (L->nvalid <= BAR_LARGE || f->share98 >= 0.9);
+}
+
+static void cell_fig(const struct landscape *L, const struct fig *f, char *buf, size_t len)
+{
+    char t[32];
+    cell_trials(L, f->med95, t, sizeof t);
+    snprintf(buf, len, "%-12s %8.0f%%  %s", t, 100.0 * f->share98, meets_bar(L, f) ? "yes" : "no");
+}
+
+/* For each landscape, auto's choice made without it: the candidate (every
+ * strategy of the table, not auto) whose median, over the other landscapes,
+ * of its median trials to 95% as a share of the space is least (ties: the
+ * higher mean share of runs at 98% within 64 trials, then the table's
+ * order); then what that choice did on the landscape held out. */
+static void leave_one_out(const struct landscape *L, size_t nland, const char **names, size_t n)
+{
+    double *v = xcalloc(nland, sizeof *v);
+    int met = 0;
+    printf("\n== leave-one-out: auto's choice for each landscape made on the others (the candidate with the least "
+           "median, over them, of its median trials to 95%% as a share of the space), and its result there\n"
+           "   bar: median trials to 95%% <= 2%% of the space, and >= 90%% of runs at 98%% within %d trials where "
+           "the space is over %d configurations\n\n",
+           TRIALS_98, BAR_LARGE);
+    printf("   %-20s %7s  %-12s %-12s %9s  %-4s | %-12s %-12s %9s  %s\n", "held out", "space", "choice",
+           "to 95%", "98% in 64", "bar", "auto (now)", "to 95%", "98% in 64", "bar");
+    for (size_t h = 0; h < nland; h++) {
+        size_t best = SIZE_MAX, autoi = SIZE_MAX;
+        double best_score = INFINITY, best_98 = -1;
+        for (size_t c = 0; c < n; c++) {
+            if (!strcmp(names[c], "auto")) {
+                autoi = c;
+                continue;
+            }
+            size_t k = 0;
+            double s98 = 0;
+            for (size_t o = 0; o < nland; o++)
+                if (o != h) {
+                    v[k++] = score(&L[o], &figs[o][c]);
+                    s98 += figs[o][c].share98;
+                }
+            if (!k)
+                continue;
+            qsort(v, k, sizeof *v, cmp_score);
+            double m = v[(k - 1) / 2];
+            s98 /= (double)k;
+            if (best == SIZE_MAX || m < best_score || (m == best_score && s98 > best_98)) {
+                best = c;
+                best_score = m;
+                best_98 = s98;
+            }
+        }
+        char a[64] = "-", b[64] = "-";
+        if (best != SIZE_MAX && figs[h][best].ok) {
+            cell_fig(&L[h], &figs[h][best], a, sizeof a);
+            met += meets_bar(&L[h], &figs[h][best]);
+        }
+        if (autoi != SIZE_MAX && figs[h][autoi].ok)
+            cell_fig(&L[h], &figs[h][autoi], b, sizeof b);
+        char choice[80];
+        snprintf(choice, sizeof choice, "%s", best == SIZE_MAX ? "-" : names[best]);
+        if (best != SIZE_MAX && isfinite(best_score))
+            snprintf(choice + strlen(choice), sizeof choice - strlen(choice), " (%.1f%%)", 100 * best_score);
+        char au[48] = "auto";
+        if (autoi != SIZE_MAX && figs[h][autoi].ran[0])
+            snprintf(au, sizeof au, "%.40s", figs[h][autoi].ran);
+        printf("   %-20.20s %7llu  %-12s %-32s | %-12s %s\n", L[h].kernel, (unsigned long long)L[h].nvalid, choice, a,
+               au, b);
+    }
+    printf("\n   held-out choices meeting the bar: %d/%zu\n", met, nland);
+    free(v);
+}
+
 static const char usage[] =
     "usage: replay [OPTIONS] DIR\n"
     "       replay [OPTIONS] POLICY KERNEL LANDSCAPE [POLICY KERNEL LANDSCAPE ...]\n"
@@ -1413,7 +1535,10 @@ static const char usage[] =
     "  --seed S            seed of the runs (default 0x853c49e6748fea9b)\n"
     "  --strategies a,b    these only (random always runs, as the reference)\n"
     "  --budget-share F    trial budget as a share of the space, in (0, 1] (default 1)\n"
-    "  --policies DIR      the policies of DIR's kernels, KERNEL.ini (default examples/suite)\n";
+    "  --policies DIR      the policies of DIR's kernels, KERNEL.ini (default examples/suite)\n"
+    "  --t4 T4FILE T1FILE  also a Kernel Tuner landscape (T4, .json or .json.gz) with its space (T1)\n"
+    "  --max-trials N      a run's trial budget at most N (default: no limit)\n"
+    "  --loo               then auto's choice per landscape made on the others (leave-one-out)\n";
 
 static void parse_strategies(char *list)
 {
@@ -1431,6 +1556,7 @@ static int parse_options(int argc, char **argv)
                                           {"policies", required_argument, 0, 'p'},
                                           {"t4", required_argument, 0, 't'},
                                           {"loo", no_argument, 0, 'l'},
+                                          {"max-trials", required_argument, 0, 'm'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     int c;
@@ -1447,6 +1573,8 @@ static int parse_options(int argc, char **argv)
             die("--budget-share %s: expected a number in (0, 1]", optarg);
         else if (c == 'p')
             opt.policies = optarg;
+        else if (c == 'm' && ((opt.max_trials = strtol(optarg, &end, 10)) < 1 || *end))
+            die("--max-trials %s: expected a count of at least 1", optarg);
         else if (c == 't' && (optind >= argc || opt.nt4 == MAX_LANDSCAPES))
             die("--t4 %s: expected T4FILE T1FILE (a T4 landscape and its T1 space)", optarg);
         else if (c == 't') {
@@ -1541,7 +1669,9 @@ int main(int argc, char **argv)
            "and as a share of the space)\n",
            n, nland);
     for (size_t i = 0; i < nland; i++)
-        replay(&L[i], names, n, t);
+        replay(&L[i], i, names, n, t);
     summary(names, n, t, nland);
+    if (opt.loo)
+        leave_one_out(L, nland, names, n);
     return 0;
 }
