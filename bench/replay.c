@@ -1478,7 +1478,7 @@ static void leave_one_out(const struct landscape *L, size_t nland, const char **
            "   bar: median trials to 95%% <= 2%% of the space, and >= 90%% of runs at 98%% within %d trials where "
            "the space is over %d configurations\n\n",
            TRIALS_98, BAR_LARGE);
-    printf("   %-20s %7s  %-12s %-12s %9s  %-4s | %-12s %-12s %9s  %s\n", "held out", "space", "choice",
+    printf("   %-20s %7s  %-20s %-12s %9s  %-4s | %-12s %-12s %9s  %s\n", "held out", "space", "choice",
            "to 95%", "98% in 64", "bar", "auto (now)", "to 95%", "98% in 64", "bar");
     for (size_t h = 0; h < nland; h++) {
         size_t best = SIZE_MAX, autoi = SIZE_MAX;
@@ -1520,7 +1520,7 @@ static void leave_one_out(const struct landscape *L, size_t nland, const char **
         char au[48] = "auto";
         if (autoi != SIZE_MAX && figs[h][autoi].ran[0])
             snprintf(au, sizeof au, "%.40s", figs[h][autoi].ran);
-        printf("   %-20.20s %7llu  %-12s %-32s | %-12s %s\n", L[h].kernel, (unsigned long long)L[h].nvalid, choice, a,
+        printf("   %-20.20s %7llu  %-20s %-32s | %-12s %s\n", L[h].kernel, (unsigned long long)L[h].nvalid, choice, a,
                au, b);
     }
     printf("\n   held-out choices meeting the bar: %d/%zu\n", met, nland);
