@@ -8,6 +8,10 @@
  *   --strategies a,b     these strategies only (random always runs: it is the reference)
  *   --budget-share F     a trial budget of F times the space (default 1: the whole space)
  *   --policies DIR       where DIR's policies are (default examples/suite)
+ *   --t4 T4FILE T1FILE   also a Kernel Tuner landscape (T4 results, .json or .json.gz through
+ *                        gzip -dc) with its space (T1: parameters, defaults, conditions)
+ *   --max-trials N       a run's trial budget at most N
+ *   --loo                then, per landscape, auto's choice made on the others (leave-one-out)
  *
  * DIR holds baselines.csv (kernel,us: the original's time per kernel) and
  * KERNEL.csv for each kernel it names, replayed in its order with the
