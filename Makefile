@@ -285,8 +285,14 @@ bench: all
 	bench/frameworks/run --lib $(BUILD)/libgputune.so --out $(BUILD)/frameworks
 
 # Every strategy on the recorded landscapes, on the CPU (see README, Benchmarks).
+# the own landscapes and the two public ones of ../shared/landscapes (Kernel
+# Tuner's benchmark hub), 50 runs each, at most 1000 trials a run, then the
+# leave-one-out choices: about a minute on 2 cores.
+PUBLIC_LANDSCAPES ?= ../shared/landscapes
+REPLAY_FLAGS ?= --runs 50 --max-trials 1000 --loo
 replay: $(BUILD)/bench/replay
-	$(BUILD)/bench/replay bench/landscapes
+	$(BUILD)/bench/replay $(REPLAY_FLAGS) bench/landscapes \
+	    $(foreach k,convolution_milo dedispersion_milo,--t4 $(PUBLIC_LANDSCAPES)/$(k)_A100_T4.json.gz $(PUBLIC_LANDSCAPES)/$(k)_T1.json)
 
 clean:
 	rm -rf build build-asan

@@ -8,6 +8,10 @@
  *   --strategies a,b     these strategies only (random always runs: it is the reference)
  *   --budget-share F     a trial budget of F times the space (default 1: the whole space)
  *   --policies DIR       where DIR's policies are (default examples/suite)
+ *   --t4 T4FILE T1FILE   also a Kernel Tuner landscape (T4 results, .json or .json.gz through
+ *                        gzip -dc) with its space (T1: parameters, defaults, conditions)
+ *   --max-trials N       a run's trial budget at most N
+ *   --loo                then, per landscape, auto's choice made on the others (leave-one-out)
  *
  * DIR holds baselines.csv (kernel,us: the original's time per kernel) and
  * KERNEL.csv for each kernel it names, replayed in its order with the
@@ -41,10 +45,14 @@
  * once); the median trials run, the median variants estimated (built, not
  * run) and the median final speed.  Then a summary line per strategy.  Exit 0, 2 on
  * a bad argument or a landscape, baseline or policy that cannot be used. */
+#include "arena.h"
+#include "json.h"
 #include "policy.h"
 #include "strategy.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -63,6 +71,9 @@
 #define DEFAULT_WD_FACTOR 2.0
 #define DEFAULT_WD_FLOOR_MS 0.1
 #define SHARE_95 0.02         /* "within 2% of the space" */
+#define GOAL_98 0.98          /* the share of runs at 98% of the optimum ... */
+#define TRIALS_98 64          /* ... within the default budget of trials */
+#define BAR_LARGE 1000        /* the bar's 98%-in-64 part holds for spaces larger than this */
 #define MAX_STRATEGIES 32
 #define MAX_LANDSCAPES 64
 #define SPACE_LIMIT (1u << 24) /* configurations of a replayable space at most */
@@ -75,6 +86,10 @@ enum row { ROW_MISSING, ROW_OK, ROW_INVALID };
 
 struct landscape {
     const char *kernel, *policy, *csv;
+    const char *t1;            /* a T4 landscape (csv: the T4 file) and its T1 space, else NULL */
+    char *policy_text;         /* the T1 space as a policy section */
+    size_t policy_len;
+    const char *baseline_note; /* what stands for a T4 landscape's original */
     struct gt_policy *p;
     const struct gt_section *sec;
     struct gt_space *s;
@@ -94,6 +109,7 @@ struct landscape {
 /* One run's outcome. */
 struct run {
     long reach[3];   /* trials to each goal, -1: never */
+    long reach98;    /* trials to 98%, -1: never */
     long trials, bad, estimates;
     double best_us, secs95;
 };
@@ -119,7 +135,11 @@ static struct {
     const char *policies;
     const char *only[MAX_STRATEGIES];
     size_t nonly;
-} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0};
+    const char *t4[MAX_LANDSCAPES][2]; /* --t4 T4FILE T1FILE */
+    size_t nt4;
+    int loo;
+    long max_trials;
+} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {{0}}, 0, 0, 0};
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -233,7 +253,8 @@ static void load_policy(struct landscape *L)
     L->p = gt_policy_new();
     if (!L->p)
         die("out of memory");
-    int rc = gt_policy_load_file(L->p, L->policy, &d);
+    int rc = L->t1 ? gt_policy_load_string(L->p, L->t1, L->policy_text, L->policy_len, &d)
+                   : gt_policy_load_file(L->p, L->policy, &d);
     if (rc == 0 && (L->sec = gt_policy_find(L->p, L->kernel, NULL)) && !L->sec->errors) {
         gt_arch_for_sm(90, &a);
         L->s = gt_policy_space(L->sec, &a, 0, &d);
@@ -363,6 +384,532 @@ static void load_landscape(struct landscape *L)
     fclose(in);
 }
 
+/* ---- T4 landscapes and T1 spaces (Kernel Tuner's formats) ---- */
+
+/* The whole of path, NUL-terminated; a .gz file through `gzip -dc` (zlib is
+ * not linked). */
+static char *slurp(const char *path, size_t *len)
+{
+    size_t n = strlen(path), cap = 1 << 16, got = 0;
+    int gz = n > 3 && !strcmp(path + n - 3, ".gz"), fd, p[2];
+    pid_t pid = -1;
+    if (access(path, R_OK) != 0)
+        die("%s: cannot read: %s", path, strerror(errno));
+    if (gz) {
+        if (pipe(p) != 0)
+            die("pipe: %s", strerror(errno));
+        fflush(stdout);
+        if ((pid = fork()) < 0)
+            die("fork: %s", strerror(errno));
+        if (pid == 0) {
+            dup2(p[1], 1);
+            close(p[0]);
+            close(p[1]);
+            execlp("gzip", "gzip", "-dc", "--", path, (char *)NULL);
+            _exit(127);
+        }
+        close(p[1]);
+        fd = p[0];
+    } else if ((fd = open(path, O_RDONLY)) < 0) {
+        die("%s: cannot read: %s", path, strerror(errno));
+    }
+    char *buf = xcalloc(cap, 1);
+    for (;;) {
+        if (got + 1 >= cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b)
+                die("out of memory");
+            buf = b;
+        }
+        ssize_t r = read(fd, buf + got, cap - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            die("%s: cannot read: %s", path, strerror(errno));
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (gz) {
+        int status;
+        waitpid(pid, &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            die("%s: cannot run gzip (not on PATH?): a .gz landscape is read through `gzip -dc`; "
+                "decompress it first or install gzip", path);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            die("%s: gzip -dc failed", path);
+    }
+    buf[got] = 0;
+    *len = got;
+    return buf;
+}
+
+/* path parsed as JSON into a, or an error naming file and line. */
+static const struct gt_json *read_json(const char *path, struct gt_arena *a, char **keep)
+{
+    size_t len;
+    char err[512];
+    char *text = slurp(path, &len);
+    const struct gt_json *doc = gt_json_parse(a, text, len, err, sizeof err);
+    if (!doc)
+        die("%s: malformed JSON: %s", path, err);
+    if (keep)
+        *keep = text;
+    else
+        free(text);
+    return doc;
+}
+
+static const struct gt_json *need(const char *path, const struct gt_json *obj, const char *key, enum gt_json_kind k,
+                                  const char *what)
+{
+    const struct gt_json *v = gt_json_member(obj, key);
+    if (!v || v->kind != k)
+        die("%s: no %s (\"%s\")", path, what, key);
+    return v;
+}
+
+/* A T1 condition, Python, as a policy expression.  Supported: integers,
+ * the space's parameter names, + - * // % (// of non-negative values), unary -,
+ * comparisons < <= > >= == != (chained too: a <= b <= c), and, or, not and
+ * parentheses.  Anything else (/, **, calls, lists, `in`, strings, floats)
+ * is refused with the condition and the word. */
+struct pyx {
+    const char *path, *src, *p;
+    char *out;
+    size_t len, cap;
+    char tok[64]; /* the current token */
+};
+
+static void pyx_next(struct pyx *x)
+{
+    while (*x->p == ' ' || *x->p == '\t' || *x->p == '\n')
+        x->p++;
+    const char *s = x->p;
+    if (!*s) {
+        x->tok[0] = 0;
+        return;
+    }
+    if (isalpha((unsigned char)*s) || *s == '_' || isdigit((unsigned char)*s)) {
+        while (isalnum((unsigned char)*x->p) || *x->p == '_' || *x->p == '.')
+            x->p++;
+    } else {
+        static const char *const two[] = {"<=", ">=", "==", "!=", "//", "**"};
+        x->p++;
+        for (size_t i = 0; i < sizeof two / sizeof *two; i++)
+            if (!strncmp(s, two[i], 2))
+                x->p = s + 2;
+    }
+    if ((size_t)(x->p - s) >= sizeof x->tok)
+        die("%s: condition '%s': '%.*s' is too long a word", x->path, x->src, (int)(x->p - s), s);
+    snprintf(x->tok, sizeof x->tok, "%.*s", (int)(x->p - s), s);
+}
+
+static void pyx_put(struct pyx *x, const char *s)
+{
+    size_t n = strlen(s);
+    if (x->len + n + 1 > x->cap) {
+        x->cap = 2 * (x->len + n + 1);
+        char *o = realloc(x->out, x->cap);
+        if (!o)
+            die("out of memory");
+        x->out = o;
+    }
+    memcpy(x->out + x->len, s, n + 1);
+    x->len += n;
+}
+
+static void pyx_refuse(struct pyx *x, const char *why)
+{
+    die("%s: condition '%s': %s '%s' is not supported (T1 conditions may use integers, parameter names, "
+        "+ - * // %%, comparisons, and, or, not, parentheses)",
+        x->path, x->src, why, x->tok[0] ? x->tok : "(end)");
+}
+
+static int pyx_is(const struct pyx *x, const char *t)
+{
+    return !strcmp(x->tok, t);
+}
+
+static void pyx_or(struct pyx *x);
+
+static void pyx_primary(struct pyx *x)
+{
+    if (pyx_is(x, "(")) {
+        pyx_put(x, "(");
+        pyx_next(x);
+        pyx_or(x);
+        if (!pyx_is(x, ")"))
+            pyx_refuse(x, "expected ')', not");
+        pyx_put(x, ")");
+        pyx_next(x);
+    } else if (pyx_is(x, "-")) {
+        pyx_put(x, "-");
+        pyx_next(x);
+        pyx_primary(x);
+    } else if (isdigit((unsigned char)x->tok[0])) {
+        for (const char *c = x->tok; *c; c++)
+            if (!isdigit((unsigned char)*c))
+                pyx_refuse(x, "the number");
+        pyx_put(x, x->tok);
+        pyx_next(x);
+    } else if (isalpha((unsigned char)x->tok[0]) || x->tok[0] == '_') {
+        static const char *const words[] = {"and", "or", "not", "in", "is", "if", "else", "True", "False", "None"};
+        for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+            if (pyx_is(x, words[i]))
+                pyx_refuse(x, "the word");
+        char name[64];
+        snprintf(name, sizeof name, "%s", x->tok);
+        pyx_next(x);
+        if (pyx_is(x, "(") || pyx_is(x, "[") || strchr(name, '.'))
+            die("%s: condition '%s': calls, indexing and attributes ('%s%s') are not supported", x->path, x->src,
+                name, x->tok);
+        pyx_put(x, name);
+    } else {
+        pyx_refuse(x, "the operand");
+    }
+}
+
+static void pyx_term(struct pyx *x)
+{
+    pyx_primary(x);
+    while (pyx_is(x, "*") || pyx_is(x, "//") || pyx_is(x, "%") || pyx_is(x, "/") || pyx_is(x, "**")) {
+        if (pyx_is(x, "/") || pyx_is(x, "**"))
+            pyx_refuse(x, "the operator");
+        pyx_put(x, pyx_is(x, "//") ? " / " : pyx_is(x, "*") ? " * " : " % ");
+        pyx_next(x);
+        pyx_primary(x);
+    }
+}
+
+static void pyx_sum(struct pyx *x)
+{
+    pyx_term(x);
+    while (pyx_is(x, "+") || pyx_is(x, "-")) {
+        pyx_put(x, pyx_is(x, "+") ? " + " : " - ");
+        pyx_next(x);
+        pyx_term(x);
+    }
+}
+
+static int pyx_cmp(const struct pyx *x)
+{
+    return pyx_is(x, "<") || pyx_is(x, "<=") || pyx_is(x, ">") || pyx_is(x, ">=") || pyx_is(x, "==") ||
+           pyx_is(x, "!=");
+}
+
+/* pyx_sum's text, taken out of the output */
+static char *pyx_render_sum(struct pyx *x)
+{
+    size_t start = x->len;
+    pyx_put(x, "");
+    pyx_sum(x);
+    char *r = strdup(x->out + start);
+    if (!r)
+        die("out of memory");
+    x->len = start;
+    x->out[start] = 0;
+    return r;
+}
+
+/* a < b <= c: ((a < b) && (b <= c)), the middle operand written twice */
+static void pyx_comparison(struct pyx *x)
+{
+    char *left = pyx_render_sum(x);
+    if (!pyx_cmp(x)) {
+        pyx_put(x, left);
+        free(left);
+        return;
+    }
+    pyx_put(x, "(");
+    for (int first = 1; pyx_cmp(x); first = 0) {
+        char op[8];
+        snprintf(op, sizeof op, "%.3s", x->tok);
+        pyx_next(x);
+        char *right = pyx_render_sum(x);
+        if (!first)
+            pyx_put(x, " && ");
+        pyx_put(x, "(");
+        pyx_put(x, left);
+        pyx_put(x, " ");
+        pyx_put(x, op);
+        pyx_put(x, " ");
+        pyx_put(x, right);
+        pyx_put(x, ")");
+        free(left);
+        left = right;
+    }
+    free(left);
+    pyx_put(x, ")");
+}
+
+static void pyx_not(struct pyx *x)
+{
+    if (pyx_is(x, "not")) {
+        pyx_put(x, "!(");
+        pyx_next(x);
+        pyx_not(x);
+        pyx_put(x, ")");
+    } else {
+        pyx_comparison(x);
+    }
+}
+
+static void pyx_and(struct pyx *x)
+{
+    pyx_not(x);
+    while (pyx_is(x, "and")) {
+        pyx_put(x, " && ");
+        pyx_next(x);
+        pyx_not(x);
+    }
+}
+
+static void pyx_or(struct pyx *x)
+{
+    pyx_and(x);
+    while (pyx_is(x, "or")) {
+        pyx_put(x, " || ");
+        pyx_next(x);
+        pyx_and(x);
+    }
+}
+
+/* The condition src as a policy expression, to be freed. */
+static char *translate_condition(const char *path, const char *src)
+{
+    struct pyx x = {.path = path, .src = src, .p = src};
+    pyx_put(&x, "");
+    pyx_next(&x);
+    pyx_or(&x);
+    if (x.tok[0])
+        pyx_refuse(&x, "after a complete condition,");
+    return x.out;
+}
+
+/* A T1 parameter's values: a JSON array, or a string holding a Python list
+ * of integers (as the benchmark hub writes them); text "v1, v2, ...". */
+static void t1_values(const char *path, const char *name, const struct gt_json *v, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    if (v && v->kind == GT_JSON_ARRAY) {
+        for (size_t i = 0; i < v->n; i++) {
+            const struct gt_json *e = &v->items[i];
+            if (e->kind != GT_JSON_NUMBER || e->number != floor(e->number) || fabs(e->number) > 1e15)
+                die("%s: parameter %s: only integer values are supported", path, name);
+            at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%.0f", i ? ", " : "", e->number);
+        }
+    } else if (v && v->kind == GT_JSON_STRING) {
+        const char *s = v->text;
+        while (*s == ' ')
+            s++;
+        if (*s++ != '[')
+            die("%s: parameter %s: Values '%s' is not a list", path, name, v->text);
+        for (int i = 0;; i++) {
+            char *end;
+            while (*s == ' ')
+                s++;
+            if (*s == ']' && i == 0)
+                break;
+            long long k = strtoll(s, &end, 10);
+            if (end == s)
+                die("%s: parameter %s: only integer values are supported ('%s')", path, name, v->text);
+            at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%lld", i ? ", " : "", k);
+            for (s = end; *s == ' '; s++)
+                ;
+            if (*s == ']')
+                break;
+            if (*s++ != ',')
+                die("%s: parameter %s: only integer values are supported ('%s')", path, name, v->text);
+        }
+    } else {
+        die("%s: parameter %s: no Values", path, name);
+    }
+    if (at >= len)
+        die("%s: parameter %s: too many values", path, name);
+    if (!buf[0])
+        die("%s: parameter %s: no values", path, name);
+}
+
+/* The T1 file's space as a policy section's text: its parameters, its
+ * conditions as constraints, its defaults as the baseline. */
+static void load_t1(struct landscape *L)
+{
+    struct gt_arena *a = gt_arena_new();
+    if (!a)
+        die("out of memory");
+    const struct gt_json *doc = read_json(L->t1, a, NULL);
+    const struct gt_json *gen = gt_json_member(doc, "General");
+    const struct gt_json *name = gt_json_member(gen, "BenchmarkName");
+    const struct gt_json *cs = need(L->t1, doc, "ConfigurationSpace", GT_JSON_OBJECT, "configuration space");
+    const struct gt_json *tp = need(L->t1, cs, "TuningParameters", GT_JSON_ARRAY, "tuning parameters");
+    const struct gt_json *conds = gt_json_member(cs, "Conditions");
+    char *text = NULL, *base = NULL;
+    size_t tlen = 0, blen = 0;
+    FILE *t = open_memstream(&text, &tlen), *b = open_memstream(&base, &blen);
+    if (!t || !b)
+        die("out of memory");
+    L->kernel = name && name->kind == GT_JSON_STRING && name->text[0] ? strdup(name->text) : L->t1;
+    fprintf(t, "[kernel \"%s\"]\n", L->kernel);
+    for (size_t i = 0; i < tp->n; i++) {
+        const struct gt_json *p = &tp->items[i], *n = gt_json_member(p, "Name"), *d = gt_json_member(p, "Default");
+        static char vals[1 << 16];
+        if (!n || n->kind != GT_JSON_STRING || !n->text[0])
+            die("%s: tuning parameter %zu has no Name", L->t1, i + 1);
+        for (const char *c = n->text; *c; c++)
+            if (!isalnum((unsigned char)*c) && *c != '_')
+                die("%s: parameter name '%s' is not supported (letters, digits and _ only)", L->t1, n->text);
+        t1_values(L->t1, n->text, gt_json_member(p, "Values"), vals, sizeof vals);
+        fprintf(t, "param %s = %s\n", n->text, vals);
+        /* the default, where it is one of the values; else the first value */
+        char dv[32] = "";
+        if (d && d->kind == GT_JSON_NUMBER && d->number == floor(d->number)) {
+            snprintf(dv, sizeof dv, "%.0f", d->number);
+            char look[40];
+            snprintf(look, sizeof look, ", %s,", dv);
+            char *all = NULL;
+            if (asprintf(&all, ", %s,", vals) < 0)
+                die("out of memory");
+            if (!strstr(all, look))
+                dv[0] = 0;
+            free(all);
+        }
+        if (!dv[0])
+            snprintf(dv, sizeof dv, "%.*s", (int)strcspn(vals, ","), vals);
+        fprintf(b, "%s%s=%s", i ? " " : "", n->text, dv);
+    }
+    for (size_t i = 0; conds && conds->kind == GT_JSON_ARRAY && i < conds->n; i++) {
+        const struct gt_json *c = &conds->items[i];
+        const struct gt_json *e = c->kind == GT_JSON_STRING ? c : gt_json_member(c, "Expression");
+        if (!e || e->kind != GT_JSON_STRING)
+            die("%s: condition %zu has no Expression", L->t1, i + 1);
+        char *x = translate_condition(L->t1, e->text);
+        fprintf(t, "constraint = %s\n", x);
+        free(x);
+    }
+    if (conds && conds->kind != GT_JSON_ARRAY)
+        die("%s: Conditions is not a list", L->t1);
+    fclose(b);
+    fprintf(t, "baseline = %s\n", base);
+    fclose(t);
+    free(base);
+    L->policy_text = text;
+    L->policy_len = tlen;
+    gt_arena_free(a);
+}
+
+static double t4_scale(const struct gt_json *doc)
+{
+    const struct gt_json *u = gt_json_member(gt_json_member(doc, "metadata"), "timeunit");
+    if (!u || u->kind != GT_JSON_STRING)
+        return 1e3; /* Kernel Tuner's milliseconds */
+    if (!strcmp(u->text, "seconds") || !strcmp(u->text, "s"))
+        return 1e6;
+    if (!strcmp(u->text, "microseconds") || !strcmp(u->text, "us"))
+        return 1;
+    if (!strcmp(u->text, "milliseconds") || !strcmp(u->text, "miliseconds") || !strcmp(u->text, "ms"))
+        return 1e3;
+    return -1;
+}
+
+static int t4_line(const char *text, const struct gt_json *v)
+{
+    int line, col;
+    gt_json_where(text, v->at, &line, &col);
+    return line;
+}
+
+/* The T4 results: each configuration's objective (time) and validity; a
+ * result not "correct", or without a numeric objective, is invalid. */
+static void load_t4(struct landscape *L)
+{
+    struct gt_arena *a = gt_arena_new();
+    char *text, words[GT_SPACE_TEXT_MAX * 2], err[512];
+    size_t off;
+    if (!a)
+        die("out of memory");
+    const struct gt_json *doc = read_json(L->csv, a, &text);
+    const struct gt_json *res = need(L->csv, doc, "results", GT_JSON_ARRAY, "results");
+    double scale = t4_scale(doc);
+    if (scale < 0)
+        die("%s: timeunit '%s' is not one of seconds, milliseconds, microseconds", L->csv,
+            gt_json_member(gt_json_member(doc, "metadata"), "timeunit")->text);
+    L->row = xcalloc(L->s->size, 1);
+    L->us = xcalloc(L->s->size, sizeof *L->us);
+    L->build_s = xcalloc(L->s->size, sizeof *L->build_s);
+    L->est = xcalloc(L->s->size, sizeof *L->est);
+    L->has_est = xcalloc(L->s->size, 1);
+    uint32_t *cfg = xcalloc(L->s->ndims + 1, sizeof *cfg);
+    L->have_build = 1;
+    for (size_t i = 0; i < res->n; i++) {
+        const struct gt_json *r = &res->items[i], *c = gt_json_member(r, "configuration");
+#define line t4_line(text, r) /* only for messages: it counts lines from the start */
+        size_t at = 0;
+        if (!c || c->kind != GT_JSON_OBJECT)
+            die("%s:%d: a result without a configuration", L->csv, line);
+        for (size_t d = 0; d < L->s->ndims; d++) {
+            const struct gt_json *v = gt_json_member(c, L->s->dims[d].name);
+            if (!v)
+                die("%s:%d: the configuration has no value for parameter %s", L->csv, line, L->s->dims[d].name);
+            if (v->kind != GT_JSON_NUMBER || v->number != floor(v->number))
+                die("%s:%d: parameter %s: only integer values are supported", L->csv, t4_line(text, v),
+                    L->s->dims[d].name);
+            at += (size_t)snprintf(words + at, at < sizeof words ? sizeof words - at : 0, "%s%s=%.0f",
+                                   d ? " " : "", L->s->dims[d].name, v->number);
+        }
+        if (at >= sizeof words)
+            die("%s:%d: configuration too long", L->csv, line);
+        if (gt_space_parse(L->s, words, 0, cfg, err, sizeof err, &off) != 0)
+            die("%s:%d: configuration '%s': %s", L->csv, line, words, err);
+        uint64_t rank = gt_space_rank(L->s, cfg);
+        if (L->row[rank] != ROW_MISSING)
+            die("%s:%d: configuration '%s' given twice", L->csv, line, words);
+        const struct gt_json *inv = gt_json_member(r, "invalidity"), *ms = gt_json_member(r, "measurements");
+        const struct gt_json *obj = gt_json_member(r, "objectives");
+        const char *objective = obj && obj->kind == GT_JSON_ARRAY && obj->n && obj->items[0].kind == GT_JSON_STRING
+                                    ? obj->items[0].text
+                                    : "time";
+        double us = -1;
+        for (size_t k = 0; ms && ms->kind == GT_JSON_ARRAY && k < ms->n; k++) {
+            const struct gt_json *nm = gt_json_member(&ms->items[k], "name"), *v = gt_json_member(&ms->items[k], "value");
+            if (nm && nm->kind == GT_JSON_STRING && !strcmp(nm->text, objective) && v && v->kind == GT_JSON_NUMBER &&
+                v->number > 0 && isfinite(v->number))
+                us = v->number * scale;
+        }
+        int ok = (!inv || (inv->kind == GT_JSON_STRING && !strcmp(inv->text, "correct"))) && us > 0;
+        L->row[rank] = ok ? ROW_OK : ROW_INVALID;
+        L->us[rank] = ok ? us : -1;
+        const struct gt_json *comp = gt_json_member(gt_json_member(r, "times"), "compilation");
+        L->build_s[rank] = comp && comp->kind == GT_JSON_NUMBER && comp->number > 0 ? comp->number / 1e3 : 0;
+#undef line
+    }
+    if (!res->n)
+        die("%s: no results", L->csv);
+    free(cfg);
+    free(text);
+    gt_arena_free(a);
+}
+
+/* The original of a T4 landscape: the T1 default configuration where it
+ * was measured valid; else there is none (baseline -1), as in Kernel
+ * Tuner's own runs. */
+static void t4_baseline(struct landscape *L)
+{
+    uint32_t *def = xcalloc(L->s->ndims + 1, sizeof *def);
+    gt_space_default(L->s, def);
+    uint64_t r = gt_space_rank(L->s, def);
+    free(def);
+    if (L->row[r] == ROW_OK) {
+        L->baseline = L->us[r];
+        L->baseline_note = "the T1 default configuration";
+        return;
+    }
+    L->baseline = -1;
+    L->baseline_note = "none (the T1 default is not a valid configuration): the first valid trial sets the best";
+}
+
 static void print_cfg(const struct landscape *L, uint64_t rank, char *buf, size_t len)
 {
     uint32_t *cfg = xcalloc(L->s->ndims + 1, sizeof *cfg);
@@ -393,7 +940,7 @@ static void survey(struct landscape *L)
             L->shown[L->missing - 1] = r;
     }
     gt_space_iter_clear(&it);
-    L->optimum = L->baseline;
+    L->optimum = L->baseline > 0 ? L->baseline : INFINITY;
     L->opt_rank = L->default_rank;
     for (uint64_t r = 0; r < L->s->size; r++) {
         if (L->row[r] != ROW_MISSING && !valid[r]) {
@@ -430,6 +977,8 @@ static uint64_t run_seed(const struct landscape *L, long i)
 static long budget_of(const struct landscape *L)
 {
     long b = (long)ceil(opt.share * (double)L->nvalid);
+    if (opt.max_trials > 0 && b > opt.max_trials)
+        b = opt.max_trials;
     return b > 0 ? b : 1;
 }
 
@@ -451,6 +1000,8 @@ static void progress(const struct landscape *L, struct run *r, double best, doub
             if (g == 1)
                 r->secs95 = secs;
         }
+    if (r->reach98 < 0 && best > 0 && L->optimum / best >= GOAL_98 - 1e-12)
+        r->reach98 = r->trials;
 }
 
 /* Runs one trial as the engine would; returns what it cost in seconds. */
@@ -491,7 +1042,7 @@ static int simulate(const struct landscape *L, const char *name, uint64_t seed, 
         return -1;
     snprintf(h->name, sizeof h->name, "%s", gt_strategy_name(st));
     gt_strategy_baseline(st, L->baseline);
-    *r = (struct run){.reach = {-1, -1, -1}, .best_us = L->baseline, .secs95 = -1};
+    *r = (struct run){.reach = {-1, -1, -1}, .reach98 = -1, .best_us = L->baseline, .secs95 = -1};
     uint32_t *cfg = xcalloc(BATCH * (n + 1), sizeof *cfg);
     unsigned char *seen = xcalloc(L->s->size, 1);
     int may_cut[BATCH], kind[BATCH], more = 1;
@@ -682,6 +1233,15 @@ static double share_fast(const struct landscape *L, const struct result *res)
     return (double)n / (double)opt.runs;
 }
 
+/* Share of runs reaching 98% within 64 trials. */
+static double share_98(const struct result *res)
+{
+    long n = 0;
+    for (long i = 0; i < opt.runs; i++)
+        n += res->runs[i].reach98 >= 0 && res->runs[i].reach98 <= TRIALS_98;
+    return (double)n / (double)opt.runs;
+}
+
 static int beats(const struct result *res, const struct result *ref)
 {
     long a = median_reach(res, 1), b = median_reach(ref, 1);
@@ -703,7 +1263,14 @@ static void print_header(const struct landscape *L)
     char text[512];
     printf("\n== %s: %llu configurations besides the original (%s, %s)\n", L->kernel,
            (unsigned long long)L->nvalid, L->policy, L->csv);
-    if (L->opt_rank == L->default_rank) {
+    if (L->baseline_note && L->baseline > 0)
+        printf("   the original: %s, %.1f us\n", L->baseline_note, L->baseline);
+    else if (L->baseline_note)
+        printf("   the original: %s\n", L->baseline_note);
+    if (L->baseline <= 0) {
+        print_cfg(L, L->opt_rank, text, sizeof text);
+        printf("   optimum %.1f us: %s\n", L->optimum, text);
+    } else if (L->opt_rank == L->default_rank) {
         printf("   optimum: the original, %.1f us\n", L->baseline);
     } else {
         print_cfg(L, L->opt_rank, text, sizeof text);
@@ -734,8 +1301,8 @@ static void print_setup(const struct landscape *L)
         printf("watchdog at %gx the best so far (at least %g ms)\n", L->wd_factor, L->wd_floor_us / 1e3);
     else
         printf("watchdog off\n");
-    printf("\n   %-22s %-12s %-12s %-12s %9s  %-7s %8s %6s %7s %6s\n", "strategy", "to 90%", "to 95%", "to 99%",
-           "95% in 2%", "random", "s to 95%", "trials", "estim.", "final");
+    printf("\n   %-22s %-12s %-12s %-12s %9s %9s  %-7s %8s %6s %7s %6s\n", "strategy", "to 90%", "to 95%", "to 99%",
+           "95% in 2%", "98% in 64", "random", "s to 95%", "trials", "estim.", "final");
 }
 
 static void print_row(const struct landscape *L, const struct result *res, const struct result *ref)
@@ -754,8 +1321,8 @@ static void print_row(const struct landscape *L, const struct result *res, const
     if (L->have_build && s95 >= 0)
         snprintf(secs, sizeof secs, "%.1f", s95);
     const char *vs = res == ref ? "(ref)" : !usable(ref) ? "?" : beats(res, ref) ? "beats" : "no";
-    printf("   %-22s %-12s %-12s %-12s %8.0f%%  %-7s %8s %6ld %7ld %5.1f%%\n", shown, c[0], c[1], c[2],
-           100.0 * share_fast(L, res), vs, secs, median_long(res, offsetof(struct run, trials)),
+    printf("   %-22s %-12s %-12s %-12s %8.0f%% %8.0f%%  %-7s %8s %6ld %7ld %5.1f%%\n", shown, c[0], c[1], c[2],
+           100.0 * share_fast(L, res), 100.0 * share_98(res), vs, secs, median_long(res, offsetof(struct run, trials)),
            median_long(res, offsetof(struct run, estimates)),
            100.0 * median_double(res, offsetof(struct run, best_us), L, 1));
 }
@@ -773,6 +1340,16 @@ static void print_notes(const struct result *res, size_t n)
 }
 
 /* ---- driver ---- */
+
+/* What a strategy did on a landscape, kept for the leave-one-out choice. */
+struct fig {
+    int ok;
+    long med95;      /* median trials to 95%, -1: never in half the runs */
+    double share98;  /* share of runs at 98% within 64 trials */
+    char ran[32];    /* what ran (auto's choice) */
+};
+
+static struct fig figs[MAX_LANDSCAPES][MAX_STRATEGIES];
 
 struct tally {
     int fast, beaten, landscapes;
@@ -798,7 +1375,7 @@ static size_t strategy_list(const char **names)
     return k;
 }
 
-static void replay(struct landscape *L, const char **names, size_t n, struct tally *t)
+static void replay(struct landscape *L, size_t li, const char **names, size_t n, struct tally *t)
 {
     struct result res[MAX_STRATEGIES];
     pid_t pid[MAX_STRATEGIES];
@@ -820,6 +1397,11 @@ static void replay(struct landscape *L, const char **names, size_t n, struct tal
     for (size_t i = 0; i < n; i++)
         print_row(L, &res[i], ref);
     print_notes(res, n);
+    for (size_t i = 0; i < n; i++)
+        if (usable(&res[i])) {
+            figs[li][i] = (struct fig){.ok = 1, .med95 = median_reach(&res[i], 1), .share98 = share_98(&res[i])};
+            snprintf(figs[li][i].ran, sizeof figs[li][i].ran, "%s", res[i].h.name);
+        }
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(t[i].detail);
         if (!usable(&res[i])) {
@@ -860,6 +1442,95 @@ static void summary(const char **names, size_t n, const struct tally *t, size_t 
     }
 }
 
+/* A strategy's score on a landscape: its median trials to 95% as a share
+ * of the space, infinite where fewer than half its runs got there. */
+static double score(const struct landscape *L, const struct fig *f)
+{
+    return f->ok && f->med95 >= 0 ? (double)f->med95 / (double)L->nvalid : INFINITY;
+}
+
+static int cmp_score(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int meets_bar(const struct landscape *L, const struct fig *f)
+{
+    return f->ok && f->med95 >= 0 && (double)f->med95 <= SHARE_95 * (double)L->nvalid &&
+           (L->nvalid <= BAR_LARGE || f->share98 >= 0.9);
+}
+
+static void cell_fig(const struct landscape *L, const struct fig *f, char *buf, size_t len)
+{
+    char t[32];
+    cell_trials(L, f->med95, t, sizeof t);
+    snprintf(buf, len, "%-12s %8.0f%%  %s", t, 100.0 * f->share98, meets_bar(L, f) ? "yes" : "no");
+}
+
+/* For each landscape, auto's choice made without it: the candidate (every
+ * strategy of the table, not auto) whose median, over the other landscapes,
+ * of its median trials to 95% as a share of the space is least (ties: the
+ * higher mean share of runs at 98% within 64 trials, then the table's
+ * order); then what that choice did on the landscape held out. */
+static void leave_one_out(const struct landscape *L, size_t nland, const char **names, size_t n)
+{
+    double *v = xcalloc(nland, sizeof *v);
+    int met = 0;
+    printf("\n== leave-one-out: auto's choice for each landscape made on the others (the candidate with the least "
+           "median, over them, of its median trials to 95%% as a share of the space), and its result there\n"
+           "   bar: median trials to 95%% <= 2%% of the space, and >= 90%% of runs at 98%% within %d trials where "
+           "the space is over %d configurations\n\n",
+           TRIALS_98, BAR_LARGE);
+    printf("   %-20s %7s  %-20s %-12s %9s  %-4s | %-12s %-12s %9s  %s\n", "held out", "space", "choice",
+           "to 95%", "98% in 64", "bar", "auto (now)", "to 95%", "98% in 64", "bar");
+    for (size_t h = 0; h < nland; h++) {
+        size_t best = SIZE_MAX, autoi = SIZE_MAX;
+        double best_score = INFINITY, best_98 = -1;
+        for (size_t c = 0; c < n; c++) {
+            if (!strcmp(names[c], "auto")) {
+                autoi = c;
+                continue;
+            }
+            size_t k = 0;
+            double s98 = 0;
+            for (size_t o = 0; o < nland; o++)
+                if (o != h) {
+                    v[k++] = score(&L[o], &figs[o][c]);
+                    s98 += figs[o][c].share98;
+                }
+            if (!k)
+                continue;
+            qsort(v, k, sizeof *v, cmp_score);
+            double m = v[(k - 1) / 2];
+            s98 /= (double)k;
+            if (best == SIZE_MAX || m < best_score || (m == best_score && s98 > best_98)) {
+                best = c;
+                best_score = m;
+                best_98 = s98;
+            }
+        }
+        char a[64] = "-", b[64] = "-";
+        if (best != SIZE_MAX && figs[h][best].ok) {
+            cell_fig(&L[h], &figs[h][best], a, sizeof a);
+            met += meets_bar(&L[h], &figs[h][best]);
+        }
+        if (autoi != SIZE_MAX && figs[h][autoi].ok)
+            cell_fig(&L[h], &figs[h][autoi], b, sizeof b);
+        char choice[80];
+        snprintf(choice, sizeof choice, "%s", best == SIZE_MAX ? "-" : names[best]);
+        if (best != SIZE_MAX && isfinite(best_score))
+            snprintf(choice + strlen(choice), sizeof choice - strlen(choice), " (%.1f%%)", 100 * best_score);
+        char au[48] = "auto";
+        if (autoi != SIZE_MAX && figs[h][autoi].ran[0])
+            snprintf(au, sizeof au, "%.40s", figs[h][autoi].ran);
+        printf("   %-20.20s %7llu  %-20s %-32s | %-12s %s\n", L[h].kernel, (unsigned long long)L[h].nvalid, choice, a,
+               au, b);
+    }
+    printf("\n   held-out choices meeting the bar: %d/%zu\n", met, nland);
+    free(v);
+}
+
 static const char usage[] =
     "usage: replay [OPTIONS] DIR\n"
     "       replay [OPTIONS] POLICY KERNEL LANDSCAPE [POLICY KERNEL LANDSCAPE ...]\n"
@@ -868,7 +1539,10 @@ static const char usage[] =
     "  --seed S            seed of the runs (default 0x853c49e6748fea9b)\n"
     "  --strategies a,b    these only (random always runs, as the reference)\n"
     "  --budget-share F    trial budget as a share of the space, in (0, 1] (default 1)\n"
-    "  --policies DIR      the policies of DIR's kernels, KERNEL.ini (default examples/suite)\n";
+    "  --policies DIR      the policies of DIR's kernels, KERNEL.ini (default examples/suite)\n"
+    "  --t4 T4FILE T1FILE  also a Kernel Tuner landscape (T4, .json or .json.gz) with its space (T1)\n"
+    "  --max-trials N      a run's trial budget at most N (default: no limit)\n"
+    "  --loo               then auto's choice per landscape made on the others (leave-one-out)\n";
 
 static void parse_strategies(char *list)
 {
@@ -884,11 +1558,14 @@ static int parse_options(int argc, char **argv)
                                           {"strategies", required_argument, 0, 'S'},
                                           {"budget-share", required_argument, 0, 'b'},
                                           {"policies", required_argument, 0, 'p'},
+                                          {"t4", required_argument, 0, 't'},
+                                          {"loo", no_argument, 0, 'l'},
+                                          {"max-trials", required_argument, 0, 'm'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+", longs, NULL)) != -1) {
         errno = 0;
         if (c == 'r' && ((opt.runs = strtol(optarg, &end, 10)) < 1 || *end || opt.runs > 100000))
             die("--runs %s: expected a count from 1 to 100000", optarg);
@@ -900,6 +1577,15 @@ static int parse_options(int argc, char **argv)
             die("--budget-share %s: expected a number in (0, 1]", optarg);
         else if (c == 'p')
             opt.policies = optarg;
+        else if (c == 'm' && ((opt.max_trials = strtol(optarg, &end, 10)) < 1 || *end))
+            die("--max-trials %s: expected a count of at least 1", optarg);
+        else if (c == 't' && (optind >= argc || opt.nt4 == MAX_LANDSCAPES))
+            die("--t4 %s: expected T4FILE T1FILE (a T4 landscape and its T1 space)", optarg);
+        else if (c == 't') {
+            opt.t4[opt.nt4][0] = optarg;
+            opt.t4[opt.nt4++][1] = argv[optind++];
+        } else if (c == 'l')
+            opt.loo = 1;
         else if (c == 'h' || c == '?') {
             fputs(usage, c == 'h' ? stdout : stderr);
             exit(c == 'h' ? 0 : 2);
@@ -940,21 +1626,45 @@ int main(int argc, char **argv)
     static struct landscape L[MAX_LANDSCAPES];
     static struct tally t[MAX_STRATEGIES];
     const char *names[MAX_STRATEGIES];
-    int at = parse_options(argc, argv), left = argc - at;
+    /* options and positional words in any order (--t4 takes two words) */
+    static char *pos[3 * MAX_LANDSCAPES + 1];
+    int left = 0, at = 0;
+    for (int i = parse_options(argc, argv); i < argc; i = parse_options(argc, argv)) {
+        if (left == (int)(sizeof pos / sizeof *pos))
+            die("more than %d landscapes", MAX_LANDSCAPES);
+        pos[left++] = argv[i];
+        optind = i + 1;
+    }
+    argv = pos;
     size_t nland = 0;
-    if (left == 1) {
+    if (left == 0 && opt.nt4) {
+        /* T4 landscapes only */
+    } else if (left == 1) {
         nland = from_dir(argv[at], L);
     } else if (left >= 3 && left % 3 == 0 && left / 3 <= MAX_LANDSCAPES) {
-        for (; at < argc; at += 3, nland++)
+        for (; at < left; at += 3, nland++)
             L[nland] = (struct landscape){.policy = argv[at], .kernel = argv[at + 1], .csv = argv[at + 2]};
     } else {
         fputs(usage, stderr);
         return 2;
     }
-    if (!nland)
+    if (!nland && !opt.nt4)
         die("%s: no kernels", argv[at]);
+    size_t nown = nland;
+    for (size_t i = 0; i < opt.nt4; i++, nland++) {
+        if (nland == MAX_LANDSCAPES)
+            die("more than %d landscapes", MAX_LANDSCAPES);
+        L[nland] = (struct landscape){.csv = opt.t4[i][0], .t1 = opt.t4[i][1], .policy = opt.t4[i][1]};
+    }
     for (size_t i = 0; i < nland; i++) {
+        if (i >= nown)
+            load_t1(&L[i]);
         load_policy(&L[i]);
+        if (i >= nown) {
+            load_t4(&L[i]);
+            t4_baseline(&L[i]);
+            continue;
+        }
         load_landscape(&L[i]);
         L[i].baseline = read_baseline(L[i].csv, L[i].kernel);
     }
@@ -963,7 +1673,9 @@ int main(int argc, char **argv)
            "and as a share of the space)\n",
            n, nland);
     for (size_t i = 0; i < nland; i++)
-        replay(&L[i], names, n, t);
+        replay(&L[i], i, names, n, t);
     summary(names, n, t, nland);
+    if (opt.loo)
+        leave_one_out(L, nland, names, n);
     return 0;
 }

@@ -45,9 +45,9 @@ expect=$(awk -F, -v base="$base" 'NR > 1 { n++; ok[n] = $(NF-2) == "ok"; us[n] =
 row() {
     awk -v s="$1" '/^== summary/ { exit } $1 == s' out
 }
-got=$(row exhaustive | awk '{ print $2, $3, $4, $5, $6, $7, $10, $11 }')
+got=$(row exhaustive | awk '{ print $2, $3, $4, $5, $6, $7, $11, $12 }')
 is "$got" "$expect" "exhaustive: trials to 90/95/99% (and share of the space) as the enumeration order says, the seconds to 95% with the slow rows cut; every trial run"
-is "$(row exhaustive | awk '{ print $8, $9, $13 }')" "0% no 100.0%" \
+is "$(row exhaustive | awk '{ print $8, $10, $14 }')" "0% no 100.0%" \
     "exhaustive: never within 2% of the space, does not beat random, ends at the optimum"
 check "the optimum is named" grep -qx '   optimum 20000.0 us, 5.00x the original.s 100000.0 us: A=5 B=4 C=1' out
 check "the landscape covers the space" grep -qx '   the landscape covers every valid configuration' out
@@ -115,5 +115,54 @@ malformed "replay: toy.csv:3: an estimate lacks some of instr, regions, threads,
 cp "$F/toy.csv" toy.csv
 echo "kernel,us" >baselines.csv
 malformed "replay: baselines.csv: no time for kernel toy" "no baseline"
+
+# T4 landscapes with their T1 spaces (tiny_T4.json, tiny_T1.json): 12
+# configurations, 3 excluded by the conditions (a chained comparison, not,
+# and, or, //, %), the default A=1 B=1 C=0 the original; an entry not
+# "correct" is invalid however fast its time, an entry outside the space is
+# ignored, parameters the space lacks are ignored.
+T1="$F/tiny_T1.json" T4="$F/tiny_T4.json"
+"$R" --runs 3 --strategies exhaustive --t4 "$T4" "$T1" >t4 2>err
+is "$?/$(wc -c <err)" "0/0" "T4: exit 0, nothing on stderr"
+check "T4: the space's size from T1's parameters and conditions" grep -q '^== tiny: 8 configurations besides the original' t4
+check "T4: the original is T1's default, the optimum a valid entry (a faster invalid one is not)" \
+    grep -qx '   optimum 500.0 us, 4.00x the original.s 2000.0 us: A=2 B=2 C=0' t4
+check "T4: entries outside the space are ignored" grep -qx '   2 rows outside the space (or of the original) ignored' t4
+check "T4: the 98%-in-64 column" sh -c 'grep "^   exhaustive " "$1" | grep -q " 100%  no "' - t4
+if command -v gzip >/dev/null; then
+    gzip -c "$T4" >tiny_T4.json.gz
+    "$R" --runs 3 --strategies exhaustive --t4 tiny_T4.json.gz "$T1" >gz 2>&1
+    is "$(grep '^   exhaustive ' gz)" "$(grep '^   exhaustive ' t4)" "T4: a .json.gz reads the same"
+    PATH=/nonexistent "$R" --runs 1 --t4 tiny_T4.json.gz "$T1" >out 2>err
+    is "$?/$(cat err)" "2/replay: tiny_T4.json.gz: cannot run gzip (not on PATH?): a .gz landscape is read through \`gzip -dc\`; decompress it first or install gzip" \
+        "T4: without gzip a .gz landscape is a clear error"
+else
+    skip 2 "no gzip"
+fi
+
+# Mixed with the other form, and --loo: a line per landscape held out.
+"$R" --runs 2 --strategies exhaustive,random --loo "$F/toy.ini" toy "$F/toy.csv" --t4 "$T4" "$T1" >mixed 2>&1
+is "$?" 0 "T4 mixed with POLICY KERNEL LANDSCAPE: exit 0"
+check "  both landscapes replayed" sh -c 'grep -q "^== toy:" "$1" && grep -q "^== tiny:" "$1"' - mixed
+is "$(sed -n '/^== leave-one-out/,$p' mixed | grep -cE '^   (toy|tiny) ')" 2 "  --loo: a choice per landscape held out"
+
+# Errors: one message naming the file (and line), exit 2.
+t4err() {
+    "$R" --runs 1 --t4 "$1" "$2" >out 2>err
+    is "$?/$(wc -c <out)/$(cat err)" "2/0/$3" "$4"
+}
+sed 's/not (C == 1 and A \/\/ 2 == 0)/A ** 2 <= 16/' "$T1" >pow_T1.json
+t4err "$T4" pow_T1.json "replay: pow_T1.json: condition 'A ** 2 <= 16 or B % 2 == 0': the operator '**' is not supported (T1 conditions may use integers, parameter names, + - * // %, comparisons, and, or, not, parentheses)" \
+    "T4: an unsupported condition is named"
+sed 's/1 <= A \* B <= 4/A in [1, 2]/' "$T1" >in_T1.json
+t4err "$T4" in_T1.json "replay: in_T1.json: condition 'A in [1, 2]': after a complete condition, 'in' is not supported (T1 conditions may use integers, parameter names, + - * // %, comparisons, and, or, not, parentheses)" \
+    "T4: 'in' is refused"
+t4err nosuch.json "$T1" "replay: nosuch.json: cannot read: No such file or directory" "T4: a missing file"
+sed '9s/"A": 1,/"A": 1/' "$T4" >bad_T4.json
+t4err bad_T4.json "$T1" "replay: bad_T4.json: malformed JSON: line 10, column 5: '\"' where ',' or '}' should be" \
+    "T4: malformed JSON names the line"
+sed '11d' "$T4" >noc_T4.json
+t4err noc_T4.json "$T1" "replay: noc_T4.json:7: the configuration has no value for parameter C" \
+    "T4: an entry without a parameter is named, with its line"
 
 done_testing
