@@ -32,6 +32,9 @@ is "$(order plain)" "8 16 " "  each signature is tuned at its first launch, grid
 check "  a progress line counts the sessions" grep -q "info: tuning: 1 signature tuned, [0-9.]* s spent, best so far 1.00x" \
     "$TMP/plain.log"
 
+is "$(FAKECUDA_EVENTS_PENDING=1 mix 100 behind)" "minirt: done" \
+    "a budget, the GPU behind the launches (no event complete until a synchronization)"
+is "$(order behind)" "16 8 " "  the timed launches are waited for once issued: both tuned, hottest first"
 is "$(mix 100 hot)" "minirt: done" "a budget of 100 s: the application runs"
 is "$(order hot)" "16 8 " "  grid 16, launched five times as often, is tuned first though grid 8 was measured first"
 check "  the progress line says what share of the GPU time is covered" \

@@ -102,6 +102,18 @@ static int measured(const struct gt_meter *m)
     return m->read == METER_TIMED || m->broken;
 }
 
+/* Its timed launches issued, their times not read yet: the GPU runs
+ * behind the application's launches, which could keep every signature
+ * waiting to its last launch.  Waits for them, as the session that may
+ * follow would wait for the context anyway.  0 once they are read. */
+static int wait_meter(struct gt_meter *m)
+{
+    if (gt.drv.cuEventSynchronize(m->ev[METER_TIMED - 1][1]) != CUDA_SUCCESS)
+        m->broken = 1;
+    read_meter(m);
+    return measured(m) ? 0 : -1;
+}
+
 /* Microseconds of GPU time it has taken so far, as far as its timed
  * launches tell. */
 static double share(const struct gt_meter *m)
@@ -184,7 +196,9 @@ enum gt_budget_turn gt_budget_turn(struct gt_plan *p, const struct gt_call *c, u
         } else if (m->issued < METER_TIMED && !m->broken) {
             *r = timed_launch(m, c);
             turn = GT_BUDGET_RAN;
-        } else if (!measured(m) || !hottest(m)) {
+        } else if (!measured(m) && !m->broken && wait_meter(m) != 0) {
+            turn = GT_BUDGET_WAIT;
+        } else if (!hottest(m)) {
             turn = GT_BUDGET_WAIT;
         }
         m->tuned = turn == GT_BUDGET_TUNE;
@@ -228,7 +242,10 @@ static void progress(void)
     coverage(done, sizeof done);
     if (gt.env.budget > 0)
         snprintf(of, sizeof of, " of %g s", gt.env.budget);
-    gt_info("tuning: %s tuned, %.1f s%s spent, best so far %.2fx", done, B.spent, of, B.best);
+    char best[48] = "";
+    if (B.best > 0)
+        snprintf(best, sizeof best, ", best so far %.2fx", B.best);
+    gt_info("tuning: %s tuned, %.1f s%s spent%s", done, B.spent, of, best);
 }
 
 void gt_budget_spend(double seconds, double speedup)

@@ -139,7 +139,8 @@ CUresult cuDriverGetVersion(int *v)
     *v = version ? atoi(version) : 13000;
     return CUDA_SUCCESS;
 }
-CUresult cuCtxSynchronize(void) { CALL(RUNS); return CUDA_SUCCESS; }
+static atomic_long syncs;
+CUresult cuCtxSynchronize(void) { CALL(RUNS); atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
 
 /* NVRTC asks a loaded libcuda for its private tables; there are none here. */
 CUresult cuGetExportTable(const void **table, const CUuuid *id)
@@ -460,8 +461,8 @@ CUresult cuStreamCreate(CUstream *s, unsigned flags)
     return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream s) { CALL(OTHER); free(s); return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize(CUstream s) { CALL(RUNS); (void)s; return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize_ptsz(CUstream s) { CALL(RUNS); (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { CALL(RUNS); (void)s; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize_ptsz(CUstream s) { CALL(RUNS); (void)s; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
 
 CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
 {
@@ -534,7 +535,17 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 struct fake_event {
     CUstream stream;
     int l1, module;
+    long synced; /* the synchronizations before it was recorded */
 };
+
+/* FAKECUDA_EVENTS_PENDING=1: an event is not complete until a
+ * synchronization after its record (of the context, a stream or an event:
+ * everything recorded before it is done, as on one stream),
+ * as when the GPU runs behind the application's launches. */
+static int pending(const struct fake_event *ev)
+{
+    return getenv("FAKECUDA_EVENTS_PENDING") && ev->synced == atomic_load(&syncs);
+}
 
 CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
@@ -550,13 +561,14 @@ static CUresult event_record(CUevent e, CUstream s)
     ev->stream = s;
     ev->l1 = last_l1;
     ev->module = last_module;
+    ev->synced = atomic_load(&syncs);
     return CUDA_SUCCESS;
 }
 
 CUresult cuEventRecord(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
 CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
-CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
-CUresult cuEventQuery(CUevent e) { CALL(RUNS); (void)e; return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) { CALL(RUNS); return pending((const struct fake_event *)e) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
 
 static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
 {
@@ -564,6 +576,8 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
     if (fails(name))
         return RUNS;
     const struct fake_event *end = (const struct fake_event *)b;
+    if (pending(end))
+        return CUDA_ERROR_NOT_READY;
     const char *v = end->l1 ? getenv(end->stream ? "FAKECUDA_L1_TRIAL_MS" : "FAKECUDA_L1_APP_MS") : NULL;
     const char *m = end->stream || !getenv("FAKECUDA_MODULE_APP_MS") ? "FAKECUDA_MODULE_MS" : "FAKECUDA_MODULE_APP_MS";
     if (end->module && getenv(m))
