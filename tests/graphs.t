@@ -104,6 +104,13 @@ is "$(GPUTUNE_GUARD=off graph tune 3 goff)" "copy module 8x256;" \
     "GPUTUNE_GUARD=off: the winner goes into the graph unchecked"
 check "  no replay is timed" sh -c "! grep -q 'its replays take' '$TMP/goff.log'"
 
+rm -rf "$TMP/graph5"
+is "$(FAKECUDA_EVENTS_PENDING=1 graph tune 5 gpend)" "copy function 8x256;copy module 8x256;" \
+    "where no replay's time can be read before the application ends"
+check "  the exit says the graph was not judged" grep -q \
+    "a graph with 1 tuned kernel node (copy first): not judged after 40 launches (0 and 0 replays timed, too few); its winners go into no graph unchecked" \
+    "$TMP/gpend.log"
+
 for f in cuGraphClone cuGraphExecUpdate_v2 cuGraphGetNodes; do
     rm -rf "$TMP/graph4"
     FAKECUDA_FAIL=$f graph tune 4 gfail >/dev/null

@@ -264,7 +264,9 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
 {
     int mine;
     struct gt_graph *x = claim(exec, &mine);
-    if (x && mine && x->step == WAITING && ++x->launches >= 2 && !atomic_load(&gt.track.captures)) {
+    if (x && mine)
+        x->launches++;
+    if (x && mine && x->step == WAITING && x->launches >= 2 && !atomic_load(&gt.track.captures)) {
         x->step = tune_nodes(x, s, per_thread) ? CHECKING : DONE;
     }
     CUresult r = x && mine && x->step == CHECKING && !atomic_load(&gt.track.captures) ? checked(x, s, per_thread)
@@ -274,6 +276,24 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
     if (mine)
         atomic_store(&x->busy, 0);
     return r;
+}
+
+/* A graph destroyed, or left at exit, before its replays were judged. */
+static void unjudged(const struct gt_graph *x)
+{
+    if (x->step == CHECKING && x->nchosen)
+        gt_info("a graph with %d tuned kernel node%s (%s first): not judged after %lu launches (%d and %d replays "
+                "timed, too few); its winners go into no graph unchecked",
+                x->nchosen, x->nchosen == 1 ? "" : "s", x->chosen[0].p->shown, x->launches, x->guard.n[1],
+                x->guard.n[0]);
+}
+
+void gt_graphs_exit(void)
+{
+    pthread_mutex_lock(&gt.launch.graphs_lock);
+    for (struct gt_graph *x = gt.launch.graphs; x; x = x->next)
+        unjudged(x);
+    pthread_mutex_unlock(&gt.launch.graphs_lock);
 }
 
 void gt_graphs_destroyed(CUgraphExec exec)
@@ -290,6 +310,8 @@ void gt_graphs_destroyed(CUgraphExec exec)
         atomic_fetch_sub(&gt.launch.ngraphs, 1);
     }
     pthread_mutex_unlock(&gt.launch.graphs_lock);
-    if (x)
+    if (x) {
+        unjudged(x);
         graph_free(x);
+    }
 }

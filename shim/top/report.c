@@ -7,6 +7,7 @@
  * entry points, parameter layout, captured and cooperative launches. */
 #include "alloc.h"
 #include "apply.h"
+#include "graphs.h"
 #include "budget.h"
 #include "cachewrite.h"
 #include "demangle.h"
@@ -130,6 +131,7 @@ void gt_report_exit(void)
     gt_session_report();
     gt_budget_exit();
     gt_apply_exit();
+    gt_graphs_exit();
     if (gt.run.cache_path[0])
         gt_cachewrite_exit(gt.run.cache_path, gt.run.binary);
     if (!gt_log_enabled(GT_LOG_INFO))
