@@ -285,10 +285,10 @@ bench: all
 	bench/frameworks/run --lib $(BUILD)/libgputune.so --out $(BUILD)/frameworks
 
 # Every strategy on the recorded landscapes, on the CPU (see README, Benchmarks).
-# the own landscapes and the two public ones of ../shared/landscapes (Kernel
+# the own landscapes and the two public ones of bench/landscapes/public (Kernel
 # Tuner's benchmark hub), 50 runs each, at most 1000 trials a run, then the
 # leave-one-out choices: about a minute on 2 cores.
-PUBLIC_LANDSCAPES ?= ../shared/landscapes
+PUBLIC_LANDSCAPES ?= bench/landscapes/public
 REPLAY_FLAGS ?= --runs 50 --max-trials 1000 --loo
 replay: $(BUILD)/bench/replay
 	$(BUILD)/bench/replay $(REPLAY_FLAGS) bench/landscapes \

@@ -326,7 +326,7 @@ is "$(gt_err cache import "$TMP/w/m2.ini" --file "$TMP/w/keep.ini")" \
 chmod 600 "$TMP/w/keep.ini"
 is "$(cksum <"$TMP/w/keep.ini")" "$keep" "  and left as it is"
 
-gzip -dc "$GT_SRC/../shared/landscapes/convolution_milo_A100_T4.json.gz" >"$TMP/w/conv.json" 2>/dev/null
+gzip -dc "$GT_SRC/bench/landscapes/public/convolution_milo_A100_T4.json.gz" >"$TMP/w/conv.json" 2>/dev/null
 if [ -s "$TMP/w/conv.json" ]; then
     is "$(gt_err cache import "$TMP/w/conv.json" --file "$TMP/w/x.ini")" \
         "1: gputune cache import: $TMP/w/conv.json: line 6, column 5: results[0] has no metadata naming its kernel, signature and device: gputune imports the results it exported from a cache file; nothing imported" \
