@@ -119,4 +119,26 @@ for f in cuGraphClone cuGraphExecUpdate_v2 cuGraphGetNodes; do
     is "$(grep ' warn: \| error: ' "$TMP/gfail.log")" "" "  and the application sees nothing of it"
 done
 
+# Every driver call of a graph's tuning failing in turn (every k-th,
+# GT_FAULT_STEP=1 for each): the application ends as it would on that
+# error, never by a signal or a hang, with at most one message.
+rm -rf "$TMP/graph6"
+FAKECUDA_COUNT="$TMP/count" graph tune 6 gcount >/dev/null
+total=$(cut -d' ' -f1 "$TMP/count")
+step=${GT_FAULT_STEP:-$(((total + 99) / 100))}
+: >"$TMP/wrong"
+for n in $(seq 1 "$step" "$total"); do
+    rm -rf "$TMP/graph7" "$TMP/gfault.log"
+    out=$(FAKECUDA_FAIL_AFTER=$n GPUTUNE_MODE=tune GPUTUNE_LOG=warn GPUTUNE_LOG_FILE="$TMP/gfault.log" \
+        GPUTUNE_CACHE_DIR="$TMP/graph7" timeout 60 env LD_PRELOAD="$GT_PRELOAD" "$H/minirt" --graph 2>&1)
+    rc=$?
+    msgs=$(grep -c ' \(warn\|error\): ' "$TMP/gfault.log" 2>/dev/null)
+    case $rc in
+    0 | 4) [ "${msgs:-0}" -le 1 ] || echo "call $n failing: $msgs messages" >>"$TMP/wrong" ;;
+    *) echo "call $n failing: exit status $rc: $out" >>"$TMP/wrong" ;;
+    esac
+done
+check "a graph's tuning makes driver calls ($total)" test "$total" -gt 100
+is "$(head -3 "$TMP/wrong")" "" "  each failing in turn (1 in $step): no signal, no hang, at most one message"
+
 done_testing
