@@ -18,6 +18,7 @@
 #include "cachefile.h"
 #include "env.h"
 #include "errmsg.h"
+#include "readfd.h"
 #include "store.h"
 #include "t4.h"
 
@@ -55,14 +56,20 @@ static const char usage[] =
     "program uses (in GPUTUNE_CACHE_DIR, or GPUTUNE_CACHE_FILE); without PROGRAM or --file,\n"
     "GPUTUNE_CACHE_FILE.  -o - writes to the standard output.\n";
 
+/* "gputune cache CMD: MESSAGE" and `tail` on stderr. */
+static void say(const char *cmd, const char *tail, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "gputune cache%s%s: ", *cmd ? " " : "", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputs(tail, stderr);
+}
+
 int gt_cachecmd_usage(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "gputune cache%s%s: ", *cmd ? " " : "", cmd);
-    vfprintf(stderr, fmt, ap);
+    say(cmd, " (gputune cache --help says how)\n", fmt, ap);
     va_end(ap);
-    fputs(" (gputune cache --help says how)\n", stderr);
     return 2;
 }
 
@@ -70,10 +77,8 @@ int gt_cachecmd_fail(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "gputune cache%s%s: ", *cmd ? " " : "", cmd);
-    vfprintf(stderr, fmt, ap);
+    say(cmd, "\n", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return 1;
 }
 
@@ -154,20 +159,12 @@ static int slurp(const char *path, char **text, size_t *len, char *err, size_t e
         close(fd);
         return gt_errf(err, errlen, "cannot read %s: %s", path, S_ISREG(st.st_mode) ? "over 1 GiB" : "not a regular file");
     }
-    char *buf = gt_malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    ssize_t r = 1;
-    while (buf && got < (size_t)st.st_size && (r = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-        got += (size_t)r;
-    int e = r < 0 ? errno : 0;
+    char *buf = gt_read_fd(fd, (size_t)st.st_size, len);
+    int e = errno;
     close(fd);
-    if (!buf || e) {
-        free(buf);
-        return gt_errf(err, errlen, "cannot read %s: %s", path, e ? strerror(e) : "out of memory");
-    }
-    buf[got] = '\0';
+    if (!buf)
+        return gt_errf(err, errlen, "cannot read %s: %s", path, e == ENOMEM ? "out of memory" : strerror(e));
     *text = buf;
-    *len = got;
     return 0;
 }
 

@@ -32,6 +32,7 @@
 #include "cachedir.h"
 #include "errmsg.h"
 #include "hash.h"
+#include "readfd.h"
 #include "store.h"
 
 #include "gputune.h"
@@ -550,25 +551,8 @@ static char *read_all(int fd)
         errno = EFBIG;
         return NULL;
     }
-    char *buf = gt_malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            free(buf);
-            errno = e;
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    if (buf)
-        buf[got] = '\0';
-    return buf;
+    size_t got;
+    return gt_read_fd(fd, (size_t)st.st_size, &got);
 }
 
 static enum gt_cache_status open_status(int r)

@@ -13,6 +13,7 @@
 #include "elfscan.h"
 #include "errmsg.h"
 #include "hash.h"
+#include "readfd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,26 +33,7 @@ static unsigned char *read_whole(int fd, size_t *size)
         errno = 0; /* not an error of the system's */
         return NULL;
     }
-    unsigned char *buf = gt_malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            free(buf);
-            errno = e;
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    if (buf)
-        buf[got] = '\0';
-    *size = got;
-    return buf;
+    return gt_read_fd(fd, (size_t)st.st_size, size);
 }
 
 static int add(struct gt_imagefile *f, size_t *cap, uint64_t hash)
