@@ -76,20 +76,6 @@ static CUgraphNode *kernel_nodes(CUgraph g, size_t *n)
     return v;
 }
 
-/* Whether a node of g may still be tuned. */
-static int has_untuned(CUgraph g)
-{
-    size_t n = 0;
-    CUgraphNode *v = kernel_nodes(g, &n);
-    int any = 0;
-    for (size_t i = 0; i < n && !any; i++) {
-        CUDA_KERNEL_NODE_PARAMS p;
-        any = gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS && gt_apply_node_untuned(&p);
-    }
-    free(v);
-    return any;
-}
-
 static void graph_free(struct gt_graph *x)
 {
     if (x->built)
@@ -101,25 +87,30 @@ static void graph_free(struct gt_graph *x)
     free(x);
 }
 
-/* The settled configurations of g's nodes into exec, loaded now: a graph
- * made of captured launches holds only variants loaded before, and one
- * made only for graphs has none. */
-static void settle(CUgraphExec exec, CUgraph g)
+/* Each kernel node of g gets its settled configuration in exec, loaded
+ * now (a graph made of captured launches holds only variants loaded
+ * before, and one made only for graphs has none), unless a stream
+ * captures.  Returns whether a node may still be tuned (tune mode). */
+static int settle(CUgraphExec exec, CUgraph g)
 {
     size_t n = 0;
-    CUgraphNode *v = atomic_load(&gt.track.captures) ? NULL : kernel_nodes(g, &n);
+    CUgraphNode *v = kernel_nodes(g, &n);
+    int capturing = atomic_load(&gt.track.captures) != 0, untuned = 0;
     CUDA_KERNEL_NODE_PARAMS p, q;
-    for (size_t i = 0; i < n; i++)
-        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS &&
-            gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL) && q.func != p.func)
+    for (size_t i = 0; i < n; i++) {
+        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) != CUDA_SUCCESS)
+            continue;
+        if (!capturing && gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL) && q.func != p.func)
             gt.drv.cuGraphExecKernelNodeSetParams_v2(exec, v[i], &q);
+        untuned |= gt.mode == GT_MODE_TUNE && gt_apply_node_untuned(&p);
+    }
     free(v);
+    return untuned;
 }
 
 void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph)
 {
-    settle(exec, graph);
-    if (gt.mode != GT_MODE_TUNE || !has_untuned(graph))
+    if (!settle(exec, graph))
         return;
     struct gt_graph *x = gt_calloc(1, sizeof *x);
     if (!x)
@@ -183,13 +174,13 @@ static int tune_nodes(struct gt_graph *x, CUstream s, int per_thread)
     size_t n = 0;
     CUgraphNode *v = kernel_nodes(x->tuned, &n);
     CUDA_KERNEL_NODE_PARAMS p, q;
-    for (size_t i = 0; i < n; i++)
-        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS)
-            gt_apply_tune_node(&p, s, per_thread);
-    for (size_t i = 0; i < n; i++)
-        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS &&
-            gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL))
+    for (size_t i = 0; i < n; i++) {
+        if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) != CUDA_SUCCESS)
+            continue;
+        gt_apply_tune_node(&p, s, per_thread);
+        if (gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL))
             gt.drv.cuGraphKernelNodeSetParams_v2(v[i], &q);
+    }
     CUresult r = n ? gt.drv.cuGraphClone(&x->built, x->tuned) : CUDA_ERROR_INVALID_VALUE;
     x->chosen = r == CUDA_SUCCESS ? gt_calloc(n, sizeof *x->chosen) : NULL;
     for (size_t i = 0; x->chosen && i < n; i++) {

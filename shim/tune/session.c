@@ -264,6 +264,17 @@ static enum gt_rc check_repeat(struct gt_session *s, char *why, size_t len)
  * tolerance of the ladder (taken as absolute and relative) that it meets;
  * candidates then get SPREAD_MARGIN times the largest.  An original that
  * meets none is not tuned.  0, or -1 with why. */
+/* The original once more from the saved state, finished. */
+static CUresult rerun(struct gt_session *s)
+{
+    CUresult r = gt_trial_restore(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt_trial_launch(s, s->stream);
+    if (r == CUDA_SUCCESS)
+        r = gt.drv.cuStreamSynchronize(s->stream);
+    return r;
+}
+
 #define SPREAD_RUNS 3
 #define SPREAD_MARGIN 4
 
@@ -275,10 +286,7 @@ static int own_spread(struct gt_session *s, char *why, size_t len)
     struct gt_diff d = {.buffer = -1};
     int rung = 0;
     for (int run = 0; run <= SPREAD_RUNS && rung < RUNGS; run++) {
-        CUresult r = CUDA_SUCCESS;
-        if (run > 0 && (r = gt_trial_restore(s, s->stream)) == CUDA_SUCCESS &&
-            (r = gt_trial_launch(s, s->stream)) == CUDA_SUCCESS)
-            r = gt.drv.cuStreamSynchronize(s->stream);
+        CUresult r = run > 0 ? rerun(s) : CUDA_SUCCESS;
         if (r != CUDA_SUCCESS) {
             snprintf(why, len, "the original launch fails: %s", gt_cu_error(r));
             return -1;
@@ -308,19 +316,11 @@ static enum gt_rc reference(struct gt_session *s, char *why, size_t len)
 {
     struct gt_diff d;
     gt_trial_original(s);
-    CUresult r = gt_trial_restore(s, s->stream);
-    if (r == CUDA_SUCCESS)
-        r = gt_trial_launch(s, s->stream);
-    if (r == CUDA_SUCCESS)
-        r = gt.drv.cuStreamSynchronize(s->stream);
+    CUresult r = rerun(s);
     if (r == CUDA_SUCCESS)
         r = gt_snapshot_copy(&s->snap, GT_SNAP_KEEP_REF, s->stream);
     if (r == CUDA_SUCCESS)
-        r = gt_trial_restore(s, s->stream);
-    if (r == CUDA_SUCCESS)
-        r = gt_trial_launch(s, s->stream);
-    if (r == CUDA_SUCCESS)
-        r = gt.drv.cuStreamSynchronize(s->stream);
+        r = rerun(s);
     if (r != CUDA_SUCCESS) {
         snprintf(why, len, "the original launch fails: %s", gt_cu_error(r));
         return GT_APP_ERROR; /* which the application is about to get */
