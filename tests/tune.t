@@ -115,6 +115,14 @@ check "  trials start from the buffer it only writes, poisoned" grep -q "kernel 
 already hold what it computes (the application repeats this launch); trials start from the 1 buffer it only writes \
 (1.0 MiB) filled with 0xff bytes" "$TMP/copy.log"
 check "  and it is tuned" grep -q "kernel copy: launch .* tuned in" "$TMP/copy.log"
+# The driver often places buffers end to end: x then starts where y ends,
+# and a pointer to x must not count as one just past y's end, which would
+# make y look read.
+out=$(LD_LIBRARY_PATH="$FAKE" FAKECUDA_ADJACENT=1 GPUTUNE_CACHE_DIR="$TMP/adjacent" GPUTUNE_MODE=tune GPUTUNE_LOG=debug \
+    GPUTUNE_LOG_FILE="$TMP/adjacent.log" shim "$H/minirt" --copy)
+is "$out" "minirt: done" "x starting where y ends: the application finds its buffer as it left it"
+check "  trials start from y poisoned" grep -q "kernel copy: launch .*: its outputs already hold what it computes \
+(the application repeats this launch); trials start from the 1 buffer it only writes" "$TMP/adjacent.log"
 check "without the kernel's PTX, only launch-time knobs, and the log says why" grep -q "kernel saxpy(.*): launch \
 .*: its outputs already hold what it computes (the application repeats this launch) and its PTX is not at hand: no \
 PTX of the image defines _Z5saxpyifPKfPf, so a candidate that skipped its work would pass; only launch-time knobs \

@@ -58,6 +58,22 @@ static int param_reads(const struct gt_poison_run *run, unsigned np, unsigned ch
 
 enum { WRITTEN = 1, READ = 2 };
 
+/* The buffer a pointer points into, -1 if none.  One just past a buffer's
+ * end counts (the kernel may index back) unless it is where another buffer
+ * starts: the allocator often places buffers end to end, and the start of
+ * one is then the end of the one before. */
+static int pointee(const struct gt_snapshot *snap, uint64_t v)
+{
+    int end = -1;
+    for (int b = 0; b < snap->n; b++) {
+        if (v >= snap->v[b].base && v - snap->v[b].base < snap->v[b].size)
+            return b;
+        if (v >= snap->v[b].base && v - snap->v[b].base == snap->v[b].size)
+            end = b;
+    }
+    return end;
+}
+
 /* Per buffer, how the launch's argument words that point into it are used
  * (WRITTEN | READ, 0: none does); -1 when an argument is not at hand. */
 static int pointed(const struct gt_poison_run *run, unsigned np, const unsigned char *reads, unsigned char *by)
@@ -67,14 +83,13 @@ static int pointed(const struct gt_poison_run *run, unsigned np, const unsigned 
         const unsigned char *arg = gt_call_arg(run->c, run->k, (int)i);
         if (!arg)
             return -1;
-        /* Every 4 bytes: a pointer in a packed struct need not be aligned.
-         * One just past a buffer's end counts: the kernel may index back. */
+        /* Every 4 bytes: a pointer in a packed struct need not be aligned. */
         for (uint32_t off = 0; off + 8 <= run->k->params[i].size; off += 4) {
             uint64_t v;
             memcpy(&v, arg + off, 8);
-            for (int b = 0; b < snap->n; b++)
-                if (v >= snap->v[b].base && v - snap->v[b].base <= snap->v[b].size)
-                    by[b] |= reads[i] ? READ : WRITTEN;
+            int b = pointee(snap, v);
+            if (b >= 0)
+                by[b] |= reads[i] ? READ : WRITTEN;
         }
     }
     return 0;

@@ -22,7 +22,8 @@
  * (and FAKECUDA_MODULE_APP_MS on the default stream, if set) likewise when
  * it ran a function of a module loaded by cuModuleLoadData (a variant the
  * shim built).  FAKECUDA_NOISE makes copy compute (noisy_copy), and
- * FAKECUDA_COMPARE the shim's comparisons (compare).  Graphs
+ * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
+ * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
  * nodes, and their launches run those.
  * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
@@ -36,6 +37,7 @@
 #undef cuGetProcAddress
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -637,14 +639,38 @@ CUresult cuKernelSetCacheConfig(CUkernel k, CUfunc_cache c, CUdevice d)
 }
 
 /* Device memory is host memory here, which is all the tracker needs. */
+/* FAKECUDA_ADJACENT=1: allocations are carved downwards from one block,
+ * each ending where the one before starts, as the real driver often places
+ * them; what does not fit is the host's as usual. */
+static unsigned char adjacent[16 << 20] __attribute__((aligned(256)));
+static size_t adjacent_top = sizeof adjacent;
+
+static int in_adjacent(CUdeviceptr p)
+{
+    return p >= (uintptr_t)adjacent && p < (uintptr_t)adjacent + sizeof adjacent;
+}
+
 static CUresult mem_alloc(CUdeviceptr *p, size_t n)
 {
-    *p = (CUdeviceptr)(uintptr_t)malloc(n);
+    size_t rounded = (n + 255) & ~(size_t)255;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    int carve = getenv("FAKECUDA_ADJACENT") && rounded <= adjacent_top;
+    if (carve)
+        adjacent_top -= rounded;
+    pthread_mutex_unlock(&lock);
+    *p = carve ? (CUdeviceptr)(uintptr_t)(adjacent + adjacent_top) : (CUdeviceptr)(uintptr_t)malloc(n);
     return CUDA_SUCCESS;
 }
 
+static void mem_free(CUdeviceptr p)
+{
+    if (!in_adjacent(p))
+        free((void *)(uintptr_t)p);
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { CALL(ALLOCATES); return mem_alloc(p, n); }
-CUresult cuMemFree_v2(CUdeviceptr p) { CALL(OTHER); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemFree_v2(CUdeviceptr p) { CALL(OTHER); mem_free(p); return CUDA_SUCCESS; }
 CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s) { CALL(ALLOCATES); (void)s; return mem_alloc(p, n); }
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s)
 {
@@ -656,7 +682,7 @@ CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
     CALL(OTHER);
     (void)s;
-    free((void *)(uintptr_t)p);
+    mem_free(p);
     return CUDA_SUCCESS;
 }
 
