@@ -10,12 +10,12 @@
 
 #include "../../kernels/conv2d.cu"
 
-static void conv2d_launch(float *out, const float *in, int width, int height)
+static void conv2d_launch(cudaStream_t stream, float *out, const float *in, int width, int height)
 {
     dim3 block(BLOCK_X, BLOCK_Y);
     const int tile_w = BLOCK_X * TILE_X, tile_h = BLOCK_Y * TILE_Y;
     dim3 grid((width + tile_w - 1) / tile_w, (height + tile_h - 1) / tile_h);
-    conv2d<<<grid, block>>>(out, in, width, height);
+    conv2d<<<grid, block, 0, stream>>>(out, in, width, height);
 }
 
 void suite_conv2d(struct suite *s)
@@ -35,10 +35,8 @@ void suite_conv2d(struct suite *s)
     CK(cudaMemcpyToSymbol(conv_filter, hf, sizeof hf));
     CK(cudaMemset(dout, 0, nout * sizeof(float)));
 
-    conv2d_launch(dout, din, W, H);
-    suite_time_start(s);
-    for (int r = 0; r < s->reps; r++)
-        conv2d_launch(dout, din, W, H);
+    for (int r = 0; suite_rep(s, r); r++)
+        conv2d_launch(s->stream, dout, din, W, H);
     suite_time_stop(s, s->reps, 4.0 * ((double)nin + nout), 2.0 * (double)nout * F * F);
     suite_down(hout, dout, nout * sizeof(float));
 
@@ -59,7 +57,7 @@ void suite_conv2d(struct suite *s)
     /* 289 float terms of magnitude <= 1 */
     ex_close(&s->e, "out", got, want, checks, 1e-4, 1e-4);
     ex_write(&s->e, hout, nout * sizeof(float));
-    ex_expect("conv2d", 1 + s->reps);
+    suite_expect(s, "conv2d", suite_bodies(s));
 
     free(got);
     free(want);

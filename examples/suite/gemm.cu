@@ -11,11 +11,11 @@
 
 #include "../../kernels/gemm.cu"
 
-static void gemm_launch(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
+static void gemm_launch(cudaStream_t stream, int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
 {
     dim3 block((BN / TN) * (BM / TM));
     dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
-    gemm<<<grid, block>>>(M, N, K, alpha, A, B, beta, C);
+    gemm<<<grid, block, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
 }
 
 void suite_gemm(struct suite *s)
@@ -38,14 +38,12 @@ void suite_gemm(struct suite *s)
     suite_up(db, hb, nb * sizeof(float));
     suite_up(dc, hc0, nc * sizeof(float));
 
-    gemm_launch(M, N, K, alpha, da, db, beta, dc);
-    suite_time_start(s);
-    for (int r = 0; r < s->reps; r++)
-        gemm_launch(M, N, K, alpha, da, db, beta, dc);
+    for (int r = 0; suite_rep(s, r); r++)
+        gemm_launch(s->stream, M, N, K, alpha, da, db, beta, dc);
     suite_time_stop(s, s->reps, 4.0 * ((double)na + nb + 2.0 * nc), 2.0 * M * N * (double)K);
     suite_down(hc, dc, nc * sizeof(float));
 
-    const int launches = 1 + s->reps;
+    const int launches = (int)suite_bodies(s);
     double scale = 0, beta_l = 1;
     for (int l = 0; l < launches; l++) {
         scale += beta_l;
@@ -67,7 +65,7 @@ void suite_gemm(struct suite *s)
     /* float accumulation over K terms of magnitude <= 1: errors grow like sqrt(K) ulps of the sum */
     ex_close(&s->e, "C", got, want, checks, 1e-4, 1e-3);
     ex_write(&s->e, hc, nc * sizeof(float));
-    ex_expect("gemm", launches);
+    suite_expect(s, "gemm", launches);
 
     free(got);
     free(want);

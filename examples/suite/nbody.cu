@@ -28,10 +28,8 @@ void suite_nbody(struct suite *s)
     suite_up(d_pos, pos, bytes);
 
     int grid = (n + BLOCK * BODIES - 1) / (BLOCK * BODIES);
-    nbody<<<grid, BLOCK>>>(d_acc, d_pos, n, eps2);
-    suite_time_start(s);
-    for (int r = 0; r < s->reps; r++)
-        nbody<<<grid, BLOCK>>>(d_acc, d_pos, n, eps2);
+    for (int r = 0; suite_rep(s, r); r++)
+        nbody<<<grid, BLOCK, 0, s->stream>>>(d_acc, d_pos, n, eps2);
     suite_time_stop(s, s->reps, 32.0 * n, 20.0 * n * n);
     suite_down(acc, d_acc, bytes);
 
@@ -60,7 +58,7 @@ void suite_nbody(struct suite *s)
         }
     }
     ex_write(&s->e, acc, bytes);
-    ex_expect("nbody", 1 + (unsigned long)s->reps);
+    suite_expect(s, "nbody", suite_bodies(s));
 
     CK(cudaFree(d_pos));
     CK(cudaFree(d_acc));

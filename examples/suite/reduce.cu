@@ -26,10 +26,8 @@ void suite_reduce(struct suite *s)
     /* The policy's geometry for the default macros: no more blocks than have work. */
     long per_block = (long)BLOCK * VEC * ITEMS, blocks = (n + per_block - 1) / per_block;
     blocks = blocks < 1 ? 1 : blocks > GRID ? GRID : blocks;
-    reduce<<<(unsigned)blocks, BLOCK>>>(d_out, d_partial, d_counter, d_in, n);
-    suite_time_start(s);
-    for (int r = 0; r < s->reps; r++)
-        reduce<<<(unsigned)blocks, BLOCK>>>(d_out, d_partial, d_counter, d_in, n);
+    for (int r = 0; suite_rep(s, r); r++)
+        reduce<<<(unsigned)blocks, BLOCK, 0, s->stream>>>(d_out, d_partial, d_counter, d_in, n);
     suite_time_stop(s, s->reps, (double)bytes, (double)n);
 
     float got;
@@ -45,7 +43,7 @@ void suite_reduce(struct suite *s)
     if (counter != 0)
         ex_fail(&s->e, "counter = %u after the last launch, expected 0", counter);
     ex_write(&s->e, &got, sizeof got);
-    ex_expect("reduce", 1 + (unsigned long)s->reps);
+    suite_expect(s, "reduce", suite_bodies(s));
     CK(cudaFree(d_in));
     CK(cudaFree(d_out));
     CK(cudaFree(d_partial));

@@ -1,6 +1,6 @@
 /* stencil: red-black SOR sweeps of the 5-point Poisson equation on an 8192 x 8192 grid (u and f
- * 256 MiB each; 257 x 257 with --small), in place, one launch per color: a red launch untimed,
- * then REPS timed (black, red) pairs, then a black one, so REPS + 1 whole sweeps.
+ * 256 MiB each; 257 x 257 with --small), in place, one launch per color: a (red, black) sweep
+ * untimed, then REPS timed ones.
  *
  * Work per launch (a half sweep), the minimal traffic: bytes = read u (4 n^2) + read f at the
  * half of the points updated (2 n^2) + write those points (2 n^2) = 8 n^2; flops = 6 per updated
@@ -49,29 +49,25 @@ void suite_stencil(struct suite *s)
     /* The policy's geometry for the default macros. */
     int cols = COMPACT ? (n - 1) / 2 : n - 2;
     dim3 block(BX, BY), grid((cols + BX - 1) / BX, (n - 2 + BY * TY - 1) / (BY * TY));
-    stencil<<<grid, block>>>(d_u, d_f, n, 0, omega, h2);
-    suite_time_start(s);
-    for (int r = 0; r < s->reps; r++) {
-        stencil<<<grid, block>>>(d_u, d_f, n, 1, omega, h2);
-        stencil<<<grid, block>>>(d_u, d_f, n, 0, omega, h2);
+    for (int r = 0; suite_rep(s, r); r++) {
+        stencil<<<grid, block, 0, s->stream>>>(d_u, d_f, n, 0, omega, h2);
+        stencil<<<grid, block, 0, s->stream>>>(d_u, d_f, n, 1, omega, h2);
     }
     suite_time_stop(s, 2 * s->reps, 8.0 * count, 3.0 * count);
-    stencil<<<grid, block>>>(d_u, d_f, n, 1, omega, h2);
-    LAUNCHED();
     suite_down(h_got, d_u, bytes);
 
-    for (int r = 0; r <= s->reps; r++) {
+    for (unsigned long r = 0; r < suite_bodies(s); r++) {
         stencil_cpu(h_u, h_f, n, 0, omega, h2);
         stencil_cpu(h_u, h_f, n, 1, omega, h2);
     }
     for (size_t c = 0; c < count; c++)
         if (!(fabs((double)h_got[c] - h_u[c]) <= 1e-5 + 1e-5 * fabs(h_u[c]))) {
-            ex_fail(&s->e, "u[%zu][%zu] = %.9g after %d sweeps, expected %.9g", c / n, c % n, (double)h_got[c],
-                    s->reps + 1, (double)h_u[c]);
+            ex_fail(&s->e, "u[%zu][%zu] = %.9g after %lu sweeps, expected %.9g", c / n, c % n, (double)h_got[c],
+                    suite_bodies(s), (double)h_u[c]);
             break;
         }
     ex_write(&s->e, h_got, bytes);
-    ex_expect("stencil", 2 + 2 * (unsigned long)s->reps);
+    suite_expect(s, "stencil", 2 * suite_bodies(s));
     CK(cudaFree(d_u));
     CK(cudaFree(d_f));
     free(h_u);

@@ -32,16 +32,14 @@ void suite_transpose(struct suite *s)
 
     /* The policy's geometry for the default macros. */
     dim3 block(TILE / VEC, ROWS), grid((width + TILE - 1) / TILE, (height + TILE - 1) / TILE);
-    transpose<<<grid, block>>>(d_out, d_in, width, height);
-    suite_time_start(s);
-    for (int r = 0; r < s->reps; r++)
-        transpose<<<grid, block>>>(d_out, d_in, width, height);
+    for (int r = 0; suite_rep(s, r); r++)
+        transpose<<<grid, block, 0, s->stream>>>(d_out, d_in, width, height);
     suite_time_stop(s, s->reps, 2.0 * sizeof(float) * count, 0);
 
     suite_down(h_out, d_out, bytes);
     transpose_check(&s->e, h_out, h_in, width, height);
     ex_write(&s->e, h_out, bytes);
-    ex_expect("transpose", 1 + (unsigned long)s->reps);
+    suite_expect(s, "transpose", suite_bodies(s));
     CK(cudaFree(d_in));
     CK(cudaFree(d_out));
     free(h_in);
