@@ -4,7 +4,7 @@
 # without a budget every signature is tuned at its first launch; under one,
 # the hotter is tuned first though measured later, a progress line says how
 # far tuning has come, and once the budget is spent nothing more is tuned;
-# a session the budget cuts short keeps nothing, nothing is written for what
+# a session the budget cuts short with no winner keeps nothing, nothing is written for what
 # was not tuned, and a later run tunes it.
 . "$(dirname "$0")/lib.sh"
 
@@ -45,7 +45,7 @@ check "  and at exit, all of it" grep -q "info: tuning: 2 of 2 signatures seen (
 is "$(entries)" 2 "  both results are written"
 
 is "$(mix 0.000001 spent)" "minirt: done" "a budget spent within the first session: the application runs"
-check "  the hottest signature's session is cut short by it, and keeps nothing" \
+check "  the hottest signature's session is cut short by it before any trial, and keeps nothing" \
     grep -q "kernel saxpy.*launch grid=16,1,1 .* not tuned: the process's tuning budget ran out after 0 trials; a later run tunes it" \
     "$TMP/spent.log"
 is "$(order spent)" "" "  no other session starts"

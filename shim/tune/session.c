@@ -870,12 +870,13 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     int ok = prepared == GT_OK, winner = -1, cut = 0;
     if (ok) {
         search(&s, budget, t0 + seconds);
-        /* ended by the process's budget, not its own: a later run tunes it whole */
+        /* ended by the process's budget, not its own: what it found serves
+         * this run, and a later run tunes it whole */
         cut = seconds < wanted && s.trials < budget && now() >= t0 + seconds;
-        winner = cut ? -1 : remeasure(&s, &baseline);
+        winner = remeasure(&s, &baseline);
     }
     restore_app(&s);
-    if (cut) {
+    if (cut && winner < 0) {
         prepared = GT_UNAVAILABLE;
         snprintf(why, sizeof why, "the process's tuning budget ran out after %ld trials; a later run tunes it",
                  s.trials);
@@ -906,14 +907,18 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         if (s.estimates)
             snprintf(estimated, sizeof estimated, "; %ld variant%s estimated", s.estimates, s.estimates == 1 ? "" : "s");
         gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
-                "short%s): %s %.2f us against %.2f us, %.2fx",
+                "short%s): %s %.2f us against %.2f us, %.2fx%s",
                 p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, estimated,
-                winner >= 0 ? config : "the original", best, baseline, baseline / best);
+                winner >= 0 ? config : "the original", best, baseline, baseline / best,
+                cut ? "; the process's tuning budget ran out before its trials were done, so it serves this run only "
+                      "and a later run tunes it whole" : "");
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot; "
                  "%ld trial%s ran over %.0f%% off their time with the watchdog's checks", p->shown, s.t_compile,
                  trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s", GT_TRIAL_SKEW * 100);
         long entry = -1;
-        if (fits)
+        if (cut)
+            entry = -1;
+        else if (fits)
             entry = persist(&s, signature, config, best, baseline);
         else
             gt_warn("kernel %s: its configuration passes %zu characters as text; the tuning result is not kept",
