@@ -290,7 +290,7 @@ bench: all
 # candidate parameters of REPLAY_CANDIDATES beside each strategy's defaults,
 # then the leave-one-out choices among them all: about two minutes on 2 cores.
 PUBLIC_LANDSCAPES ?= bench/landscapes/public
-REPLAY_CANDIDATES ?= pareto-guided:seeds=8 pareto-guided:local=2 pareto-guided:local=8 pareto-guided:kappa=1 \
+REPLAY_CANDIDATES ?= pareto-guided:seeds=8 pareto-guided:local=2 pareto-guided:local=4 pareto-guided:kappa=1 \
                      pareto-guided:step=16 guided:local=8 pareto-tree:seeds=4 pareto-tree:sample=128 \
                      hillclimb:neighbours=8 anneal:neighbours=8 tree:b=12
 REPLAY_FLAGS ?= --runs 50 --max-trials 1000 --loo $(foreach c,$(REPLAY_CANDIDATES),--candidate $(c))

@@ -11,7 +11,7 @@
  * changed) of the strategy.top (default 4) fastest results, and
  * POOL_RANDOM untried configurations drawn uniformly, so that the forest
  * can point away from where the search has been.  A step proposes
- * strategy.step (default 8) of them: first the strategy.local (default 4)
+ * strategy.step (default 8) of them: first the strategy.local (default 8)
  * best-ranked neighbours of the fastest result, then the best-ranked of
  * the rest.  The reserved neighbours keep a local search going around the
  * fastest result, which the forest alone, fitted to few results, would
@@ -19,11 +19,12 @@
  * they are its best guesses there anyway.  When no candidate is left, a
  * step draws uniformly; the search ends when the space is spent.
  *
- * On the recorded landscapes (bench/replay, 50 runs, own and public) this
- * found the optimum of gemm (6675 configurations, the next fastest 2.3%
- * slower) within 64 trials in 80% of runs, where hill climbing, annealing
- * and regression-tree sampling did in 12-32%; bench/results/replay-public.md
- * has the figures, and how the defaults were chosen. */
+ * On the recorded landscapes (bench/replay, 50 runs, own and public),
+ * after the pruning's 4 seeds (pareto-guided) it found the optimum of gemm
+ * (6675 configurations, the next fastest 2.3% slower) within 64 trials in
+ * 86% of runs, where hill climbing, annealing and pareto-tree did in 12-32%;
+ * the defaults are those leave-one-out chose there
+ * (bench/results/replay-public.md). */
 #include "alloc.h"
 #include "cart.h"
 #include "strategies.h"
@@ -37,7 +38,7 @@
 #define DEFAULT_STEP 8
 #define DEFAULT_TOP 4
 #define DEFAULT_TREES 10
-#define DEFAULT_LOCAL 4
+#define DEFAULT_LOCAL 8
 #define POOL_RANDOM 256   /* uniform candidates per step */
 #define LEAF 2            /* samples per leaf at least: bagged trees may grow deep */
 #define FIT_LIMIT 256     /* the trees are fitted to the fastest results at most */

@@ -755,9 +755,9 @@ static void guided_tests(void)
            d.trials);
     struct gt_settings set;
     struct gt_kv kv;
-    drive_param(&set, &kv, "local", "8");
+    drive_param(&set, &kv, "local", "0");
     if (run("guided", s, &set, separable, 100, 2, 2, &d))
-        ok(d.trials == 100 && drive_clean(&d), "  strategy.local = 8: 100 trials (%ld)", d.trials);
+        ok(d.trials == 100 && drive_clean(&d), "  strategy.local = 0: 100 trials (%ld)", d.trials);
     drive_param(&set, &kv, "trees", "1");
     if (run("guided", s, &set, separable, 100, 2, 2, &d))
         ok(d.trials == 100 && drive_clean(&d), "  strategy.trees = 1 (no resampling): 100 trials (%ld)", d.trials);
