@@ -11,6 +11,9 @@
  *   --t4 T4FILE T1FILE   also a Kernel Tuner landscape (T4 results, .json or .json.gz through
  *                        gzip -dc) with its space (T1: parameters, defaults, conditions)
  *   --max-trials N       a run's trial budget at most N
+ *   --candidate NAME:KEY=VALUE,...
+ *                        also strategy NAME with these parameters (strategy.KEY = VALUE), a row
+ *                        of the table and a candidate for the leave-one-out choice
  *   --loo                then, per landscape, auto's choice made on the others (leave-one-out)
  *
  * DIR holds baselines.csv (kernel,us: the original's time per kernel) and
@@ -43,7 +46,15 @@
  * slowest build, as builds overlap on 16 threads, then its trials their
  * times x (1 + timing.repeat, default 5) runs, a cut trial its deadline
  * once); the median trials run, the median variants estimated (built, not
- * run) and the median final speed.  Then a summary line per strategy.  Exit 0, 2 on
+ * run) and the median final speed.  Then a summary line per strategy.
+ *
+ * --loo then judges auto's choice, of a strategy and its parameters, by
+ * leave-one-out: for each landscape, the row (not auto) that did best on
+ * the others (met the bar on the most; ties: the higher mean share at 98%
+ * within 64 trials, then the lower median trials to 95% as a share of the
+ * space), and what it did on the one held out, which its choice never saw;
+ * then the choice made on all of them, which auto's defaults should be.
+ * Exit 0, 2 on
  * a bad argument or a landscape, baseline or policy that cannot be used. */
 #include "arena.h"
 #include "json.h"
@@ -74,11 +85,13 @@
 #define GOAL_98 0.98          /* the share of runs at 98% of the optimum ... */
 #define TRIALS_98 64          /* ... within the default budget of trials */
 #define BAR_LARGE 1000        /* the bar's 98%-in-64 part holds for spaces larger than this */
-#define MAX_STRATEGIES 32
+#define MAX_STRATEGIES 64
 #define MAX_LANDSCAPES 64
 #define SPACE_LIMIT (1u << 24) /* configurations of a replayable space at most */
 #define TIMEOUT_S 600         /* one strategy's runs on one landscape at most */
 #define SHOW_MISSING 5
+#define MAX_PARAMS 8          /* a candidate's parameters at most */
+#define CANDIDATE_LEN 128     /* a candidate's text at most */
 
 static const double goals[3] = {0.90, 0.95, 0.99};
 
@@ -122,7 +135,7 @@ struct head {
 };
 
 struct result {
-    char name[32];
+    char name[CANDIDATE_LEN];
     struct head h;
     struct run *runs;
     char failed[128];  /* the child died: how */
@@ -135,11 +148,13 @@ static struct {
     const char *policies;
     const char *only[MAX_STRATEGIES];
     size_t nonly;
+    const char *cands[MAX_STRATEGIES];   /* --candidate */
+    size_t ncands;
     const char *t4[MAX_LANDSCAPES][2]; /* --t4 T4FILE T1FILE */
     size_t nt4;
     int loo;
     long max_trials;
-} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {{0}}, 0, 0, 0};
+} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {0}, 0, {{0}}, 0, 0, 0};
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -1028,16 +1043,46 @@ static double trial(const struct landscape *L, struct gt_strategy *st, const uin
     return cost * 1e-6;
 }
 
+/* A candidate: a strategy's name, or NAME:KEY=VALUE,KEY=VALUE for the
+ * strategy with those parameters (--candidate). */
+struct candidate {
+    char strategy[CANDIDATE_LEN], text[CANDIDATE_LEN];
+    struct gt_kv kv[MAX_PARAMS];
+    size_t nkv;
+};
+
+static void parse_candidate(const char *name, struct candidate *c)
+{
+    *c = (struct candidate){0};
+    snprintf(c->text, sizeof c->text, "%s", name);
+    char *params = strchr(c->text, ':');
+    if (params)
+        *params++ = 0;
+    snprintf(c->strategy, sizeof c->strategy, "%s", c->text);
+    for (char *kv = params ? strtok(params, ",") : NULL; kv && c->nkv < MAX_PARAMS; kv = strtok(NULL, ",")) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            die("--candidate %s: expected NAME:KEY=VALUE,...", name);
+        *eq = 0;
+        c->kv[c->nkv++] = (struct gt_kv){kv, eq + 1, {"--candidate", 1, 1}};
+    }
+}
+
 /* One seeded session of strategy name, as shim/tune/session.c's search(). */
 static int simulate(const struct landscape *L, const char *name, uint64_t seed, struct run *r, struct head *h)
 {
     struct gt_settings set = L->sec->set;
     long budget = budget_of(L);
     size_t n = L->s->ndims;
-    /* the policy's strategy parameters are for the strategy it names */
-    if (!set.strategy || strcmp(set.strategy, name))
-        set.nsparams = 0;
-    struct gt_strategy *st = gt_strategy_new(name, L->s, NULL, &set, budget, seed, h->err, sizeof h->err);
+    struct candidate c;
+    parse_candidate(name, &c);
+    /* the policy's strategy parameters are for the strategy it names; a
+     * candidate's own replace them */
+    if (c.nkv || !set.strategy || strcmp(set.strategy, c.strategy)) {
+        set.sparams = c.kv;
+        set.nsparams = c.nkv;
+    }
+    struct gt_strategy *st = gt_strategy_new(c.strategy, L->s, NULL, &set, budget, seed, h->err, sizeof h->err);
     if (!st)
         return -1;
     snprintf(h->name, sizeof h->name, "%s", gt_strategy_name(st));
@@ -1307,9 +1352,9 @@ static void print_setup(const struct landscape *L)
 
 static void print_row(const struct landscape *L, const struct result *res, const struct result *ref)
 {
-    char shown[80], c[3][32], secs[16] = "-";
-    snprintf(shown, sizeof shown, "%.31s", res->name);
-    if (res->h.name[0] && strcmp(res->h.name, res->name))
+    char shown[CANDIDATE_LEN + 40], c[3][32], secs[16] = "-";
+    snprintf(shown, sizeof shown, "%.*s", CANDIDATE_LEN - 1, res->name);
+    if (res->h.name[0] && !strchr(res->name, ':') && strcmp(res->h.name, res->name))
         snprintf(shown, sizeof shown, "%.31s (%.31s)", res->name, res->h.name);
     if (!usable(res)) {
         printf("   %-22s not available: %s\n", shown, res->failed[0] ? res->failed : res->h.err);
@@ -1356,23 +1401,25 @@ struct tally {
     char detail[1024];
 };
 
+/* Every strategy then auto, or those of --strategies and random; then the
+ * candidates. */
 static size_t strategy_list(const char **names)
 {
     size_t n = 0;
-    for (size_t i = 0; gt_strategy_names(i) && n < MAX_STRATEGIES - 1; i++)
-        names[n++] = gt_strategy_names(i);
-    names[n++] = "auto";
-    if (!opt.nonly)
-        return n;
-    size_t k = 0;
     int random = 0;
     for (size_t i = 0; i < opt.nonly; i++) {
-        names[k++] = opt.only[i];
+        names[n++] = opt.only[i];
         random |= !strcmp(opt.only[i], "random");
     }
-    if (!random && k < MAX_STRATEGIES)
-        names[k++] = "random";
-    return k;
+    if (opt.nonly && !random)
+        names[n++] = "random";
+    for (size_t i = 0; !opt.nonly && gt_strategy_names(i) && n < MAX_STRATEGIES - 1; i++)
+        names[n++] = gt_strategy_names(i);
+    if (!opt.nonly)
+        names[n++] = "auto";
+    for (size_t i = 0; i < opt.ncands && n < MAX_STRATEGIES; i++)
+        names[n++] = opt.cands[i];
+    return n;
 }
 
 static void replay(struct landscape *L, size_t li, const char **names, size_t n, struct tally *t)
@@ -1468,66 +1515,105 @@ static void cell_fig(const struct landscape *L, const struct fig *f, char *buf, 
     snprintf(buf, len, "%-12s %8.0f%%  %s", t, 100.0 * f->share98, meets_bar(L, f) ? "yes" : "no");
 }
 
-/* For each landscape, auto's choice made without it: the candidate (every
- * strategy of the table, not auto) whose median, over the other landscapes,
- * of its median trials to 95% as a share of the space is least (ties: the
- * higher mean share of runs at 98% within 64 trials, then the table's
- * order); then what that choice did on the landscape held out. */
+/* How a candidate did on the landscapes other than `out` (SIZE_MAX: on
+ * all): on how many it met the bar, its mean share of runs at 98% within
+ * 64 trials, and the median of its median trials to 95% as a share of the
+ * space. */
+struct standing {
+    int met;
+    double share98, med95;
+};
+
+static struct standing stand(const struct landscape *L, size_t nland, size_t c, size_t out, double *v)
+{
+    struct standing r = {0, 0, INFINITY};
+    size_t k = 0;
+    for (size_t o = 0; o < nland; o++)
+        if (o != out) {
+            r.met += meets_bar(&L[o], &figs[o][c]);
+            r.share98 += figs[o][c].share98;
+            v[k++] = score(&L[o], &figs[o][c]);
+        }
+    if (k) {
+        qsort(v, k, sizeof *v, cmp_score);
+        r.med95 = v[(k - 1) / 2];
+        r.share98 /= (double)k;
+    }
+    return r;
+}
+
+static int better(const struct standing *a, const struct standing *b)
+{
+    if (a->met != b->met)
+        return a->met > b->met;
+    if (a->share98 != b->share98)
+        return a->share98 > b->share98;
+    return a->med95 < b->med95;
+}
+
+/* The candidate (every row of the table but auto) that did best on the
+ * landscapes other than `out`: the most on which it met the bar, then the
+ * higher mean share at 98% within 64 trials, then the lower median of its
+ * median trials to 95% as a share of the space, then the table's order. */
+static size_t choose(const struct landscape *L, size_t nland, const char **names, size_t n, size_t out,
+                     struct standing *how, double *v)
+{
+    size_t best = SIZE_MAX;
+    for (size_t c = 0; c < n; c++) {
+        if (!strcmp(names[c], "auto"))
+            continue;
+        struct standing s = stand(L, nland, c, out, v);
+        if (best == SIZE_MAX || better(&s, how)) {
+            best = c;
+            *how = s;
+        }
+    }
+    return best;
+}
+
+/* For each landscape, auto's choice made without it (choose), then what
+ * that choice did on the landscape held out, beside what auto did; then
+ * the choice made on every landscape, which auto's defaults should be. */
 static void leave_one_out(const struct landscape *L, size_t nland, const char **names, size_t n)
 {
     double *v = xcalloc(nland, sizeof *v);
-    int met = 0;
-    printf("\n== leave-one-out: auto's choice for each landscape made on the others (the candidate with the least "
-           "median, over them, of its median trials to 95%% as a share of the space), and its result there\n"
+    int met = 0, met_auto = 0;
+    struct standing how;
+    printf("\n== leave-one-out: auto's choice for each landscape made on the others (the candidate that met the bar on "
+           "the most of them, then the higher mean share at 98%% within %d trials, then the lower median trials to "
+           "95%% as a share of the space), and its result there\n"
            "   bar: median trials to 95%% <= 2%% of the space, and >= 90%% of runs at 98%% within %d trials where "
            "the space is over %d configurations\n\n",
-           TRIALS_98, BAR_LARGE);
-    printf("   %-20s %7s  %-20s %-12s %9s  %-4s | %-12s %-12s %9s  %s\n", "held out", "space", "choice",
+           TRIALS_98, TRIALS_98, BAR_LARGE);
+    printf("   %-20s %7s  %-44s %-12s %9s  %-4s | %-14s %-12s %9s  %s\n", "held out", "space", "choice (bar met on the others)",
            "to 95%", "98% in 64", "bar", "auto (now)", "to 95%", "98% in 64", "bar");
     for (size_t h = 0; h < nland; h++) {
-        size_t best = SIZE_MAX, autoi = SIZE_MAX;
-        double best_score = INFINITY, best_98 = -1;
-        for (size_t c = 0; c < n; c++) {
-            if (!strcmp(names[c], "auto")) {
+        size_t best = choose(L, nland, names, n, h, &how, v), autoi = SIZE_MAX;
+        for (size_t c = 0; c < n; c++)
+            if (!strcmp(names[c], "auto"))
                 autoi = c;
-                continue;
-            }
-            size_t k = 0;
-            double s98 = 0;
-            for (size_t o = 0; o < nland; o++)
-                if (o != h) {
-                    v[k++] = score(&L[o], &figs[o][c]);
-                    s98 += figs[o][c].share98;
-                }
-            if (!k)
-                continue;
-            qsort(v, k, sizeof *v, cmp_score);
-            double m = v[(k - 1) / 2];
-            s98 /= (double)k;
-            if (best == SIZE_MAX || m < best_score || (m == best_score && s98 > best_98)) {
-                best = c;
-                best_score = m;
-                best_98 = s98;
-            }
-        }
-        char a[64] = "-", b[64] = "-";
+        char a[64] = "-", b[64] = "-", choice[CANDIDATE_LEN + 16] = "-", au[48] = "auto";
         if (best != SIZE_MAX && figs[h][best].ok) {
             cell_fig(&L[h], &figs[h][best], a, sizeof a);
             met += meets_bar(&L[h], &figs[h][best]);
         }
-        if (autoi != SIZE_MAX && figs[h][autoi].ok)
+        if (autoi != SIZE_MAX && figs[h][autoi].ok) {
             cell_fig(&L[h], &figs[h][autoi], b, sizeof b);
-        char choice[80];
-        snprintf(choice, sizeof choice, "%s", best == SIZE_MAX ? "-" : names[best]);
-        if (best != SIZE_MAX && isfinite(best_score))
-            snprintf(choice + strlen(choice), sizeof choice - strlen(choice), " (%.1f%%)", 100 * best_score);
-        char au[48] = "auto";
+            met_auto += meets_bar(&L[h], &figs[h][autoi]);
+        }
+        if (best != SIZE_MAX)
+            snprintf(choice, sizeof choice, "%.*s (%d/%zu)", CANDIDATE_LEN - 1, names[best], how.met, nland - 1);
         if (autoi != SIZE_MAX && figs[h][autoi].ran[0])
             snprintf(au, sizeof au, "%.40s", figs[h][autoi].ran);
-        printf("   %-20.20s %7llu  %-20s %-32s | %-12s %s\n", L[h].kernel, (unsigned long long)L[h].nvalid, choice, a,
+        printf("   %-20.20s %7llu  %-44s %-32s | %-14s %s\n", L[h].kernel, (unsigned long long)L[h].nvalid, choice, a,
                au, b);
     }
-    printf("\n   held-out choices meeting the bar: %d/%zu\n", met, nland);
+    printf("\n   held-out choices meeting the bar: %d/%zu (auto as it is: %d/%zu)\n", met, nland, met_auto, nland);
+    size_t all = choose(L, nland, names, n, SIZE_MAX, &how, v);
+    if (all != SIZE_MAX)
+        printf("   the choice made on every landscape: %s (bar met on %d/%zu, mean share at 98%% within %d trials "
+               "%.0f%%, median trials to 95%% %.1f%% of the space)\n",
+               names[all], how.met, nland, TRIALS_98, 100 * how.share98, 100 * how.med95);
     free(v);
 }
 
@@ -1542,6 +1628,7 @@ static const char usage[] =
     "  --policies DIR      the policies of DIR's kernels, KERNEL.ini (default examples/suite)\n"
     "  --t4 T4FILE T1FILE  also a Kernel Tuner landscape (T4, .json or .json.gz) with its space (T1)\n"
     "  --max-trials N      a run's trial budget at most N (default: no limit)\n"
+    "  --candidate NAME:K=V,...  also this strategy with these parameters\n"
     "  --loo               then auto's choice per landscape made on the others (leave-one-out)\n";
 
 static void parse_strategies(char *list)
@@ -1560,6 +1647,7 @@ static int parse_options(int argc, char **argv)
                                           {"policies", required_argument, 0, 'p'},
                                           {"t4", required_argument, 0, 't'},
                                           {"loo", no_argument, 0, 'l'},
+                                          {"candidate", required_argument, 0, 'c'},
                                           {"max-trials", required_argument, 0, 'm'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
@@ -1584,8 +1672,13 @@ static int parse_options(int argc, char **argv)
         else if (c == 't') {
             opt.t4[opt.nt4][0] = optarg;
             opt.t4[opt.nt4++][1] = argv[optind++];
-        } else if (c == 'l')
+        } else if (c == 'l') {
             opt.loo = 1;
+        } else if (c == 'c' && opt.ncands + opt.nonly + 24 >= MAX_STRATEGIES) {
+            die("--candidate %s: more than %d strategies and candidates", optarg, MAX_STRATEGIES);
+        } else if (c == 'c') {
+            opt.cands[opt.ncands++] = optarg;
+        }
         else if (c == 'h' || c == '?') {
             fputs(usage, c == 'h' ? stdout : stderr);
             exit(c == 'h' ? 0 : 2);

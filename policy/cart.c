@@ -8,10 +8,21 @@
  * values nobody sampled.  No pruning: the strategy wants the small leaves
  * (it re-fits on more samples each round).  Each node owns a contiguous
  * run of a permutation of the samples, split in place, and nodes are grown
- * in creation order, so no recursion is needed. */
+ * in creation order, so no recursion is needed.
+ *
+ * The results a tree is fitted to are log times: kernel times vary by
+ * factors (each dimension multiplies the time), and a tail of
+ * configurations 100x slower would otherwise dominate the squared errors
+ * the splits minimize.  A trial cut short ran longer than watchdog.factor
+ * times the best so far, and how long it ran is only a lower bound, which
+ * makes slow regions look middling: it counts as the upper quartile of the
+ * measured times when that is more.  (The slowest measured time instead
+ * made a region near coulomb's optimum look as bad as the worst: 99% of its
+ * optimum took the tree strategy a median 1068 trials, not 82.) */
 #include "cart.h"
 #include "alloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,8 +176,71 @@ void gt_cart_region(const struct gt_cart *t, int node, uint32_t *lo, uint32_t *h
     }
 }
 
+double gt_cart_predict(const struct gt_cart *t, const uint32_t *x)
+{
+    int k = 0;
+    while (t->nodes[k].dim >= 0)
+        k = x[t->nodes[k].dim] < t->nodes[k].cut ? t->nodes[k].left : t->nodes[k].right;
+    return t->nodes[k].mean;
+}
+
 void gt_cart_free(struct gt_cart *t)
 {
     free(t->nodes);
     *t = (struct gt_cart){0};
+}
+
+void gt_cart_data_add(struct gt_cart_data *d, const uint32_t *cfg, double us, int cut)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 64;
+        uint32_t *x = gt_realloc(d->x, cap * d->k * sizeof *x + 1);
+        if (x)
+            d->x = x;
+        double *y = gt_realloc(d->y, cap * sizeof *y);
+        if (y)
+            d->y = y;
+        unsigned char *c = gt_realloc(d->cut, cap);
+        if (c)
+            d->cut = c;
+        if (!x || !y || !c)
+            return;
+        d->cap = cap;
+    }
+    memcpy(d->x + d->n * d->k, cfg, d->k * sizeof *cfg);
+    d->cut[d->n] = (unsigned char)cut;
+    d->y[d->n++] = log(us);
+}
+
+static int ascending(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double *gt_cart_data_targets(const struct gt_cart_data *d)
+{
+    double *y = gt_malloc(d->n * sizeof *y + 1), *ok = gt_malloc(d->n * sizeof *ok + 1);
+    size_t n = 0;
+    for (size_t i = 0; y && ok && i < d->n; i++)
+        if (!d->cut[i])
+            ok[n++] = d->y[i];
+    if (y && ok && n)
+        qsort(ok, n, sizeof *ok, ascending);
+    for (size_t i = 0; y && ok && i < d->n; i++)
+        y[i] = d->cut[i] && n && ok[n * 3 / 4] > d->y[i] ? ok[n * 3 / 4] : d->y[i];
+    if (!ok) {
+        free(y);
+        y = NULL;
+    }
+    free(ok);
+    return y;
+}
+
+void gt_cart_data_free(struct gt_cart_data *d)
+{
+    free(d->x);
+    free(d->y);
+    free(d->cut);
+    *d = (struct gt_cart_data){.k = d->k};
 }

@@ -1,5 +1,6 @@
-/* cart.h: CART regression trees over configurations (value indices), for
- * the tree strategy (search_tree.c); see cart.c. */
+/* cart.h: CART regression trees over configurations (value indices), and
+ * the results they are fitted to, for the tree and guided strategies
+ * (search_tree.c, search_guided.c); see cart.c. */
 #ifndef GT_CART_H
 #define GT_CART_H
 
@@ -33,6 +34,25 @@ int gt_cart_best_leaf(const struct gt_cart *t);
  * the whole space's bounds and are narrowed by the splits on the path from
  * the root. */
 void gt_cart_region(const struct gt_cart *t, int node, uint32_t *lo, uint32_t *hi);
+/* The mean of the leaf x falls in (x: ndims value indices). */
+double gt_cart_predict(const struct gt_cart *t, const uint32_t *x);
 void gt_cart_free(struct gt_cart *t);
+
+/* Results to fit to: configurations and the log of their time; a trial
+ * cut short by the watchdog ran at least its time, so it is a lower bound. */
+struct gt_cart_data {
+    size_t k;                /* dimensions */
+    uint32_t *x;             /* n rows of k value indices */
+    double *y;               /* log time */
+    unsigned char *cut;      /* 1: cut short */
+    size_t n, cap;
+};
+
+/* Adds a result (us > 0); without memory it is lost, not the search. */
+void gt_cart_data_add(struct gt_cart_data *d, const uint32_t *cfg, double us, int cut);
+/* What a tree is fitted to: y, those cut short raised to the upper
+ * quartile of the measured ones at least.  NULL without memory. */
+double *gt_cart_data_targets(const struct gt_cart_data *d);
+void gt_cart_data_free(struct gt_cart_data *d);
 
 #endif

@@ -25,10 +25,12 @@
 #include <stdlib.h>
 
 #define DEFAULT_SAMPLE 64
-#define DEFAULT_SEEDS 8
+#define DEFAULT_SEEDS 8          /* before the tree */
+#define DEFAULT_SEEDS_GUIDED 4   /* before the guided search */
 
 struct staged {
-    void *pareto, *tree;      /* the stages' states */
+    const struct gt_search *then;   /* stage two */
+    void *pareto, *tree;      /* the stages' states (tree: stage two's) */
     long seeds, proposed, pending;
     int second;               /* stage two has begun */
 };
@@ -39,13 +41,14 @@ static void staged_free(void *state)
     if (!g)
         return;
     gt_search_pareto.free(g->pareto);
-    gt_search_tree.free(g->tree);
+    if (g->then)
+        g->then->free(g->tree);
     free(g);
 }
 
 /* The sample's default differs from pareto's own: a parameter the policy
  * leaves unset reads as DEFAULT_SAMPLE through this settings copy. */
-static int staged_init(struct gt_strategy *st, char *err, size_t errlen)
+static int staged_init(struct gt_strategy *st, const struct gt_search *then, long seeds, char *err, size_t errlen)
 {
     if (gt_search_param_check(st, "seeds", 1, 1e6, err, errlen) != 0)
         return -1;
@@ -54,7 +57,8 @@ static int staged_init(struct gt_strategy *st, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    g->seeds = (long)gt_search_param(st, "seeds", DEFAULT_SEEDS);
+    g->seeds = (long)gt_search_param(st, "seeds", (double)seeds);
+    g->then = then;
     const struct gt_settings *set = st->set;
     struct gt_settings own;
     struct gt_kv sample = {"sample", NULL, {"auto", 0, 0}};
@@ -74,7 +78,7 @@ static int staged_init(struct gt_strategy *st, char *err, size_t errlen)
     st->set = set;
     g->pareto = st->state;
     if (rc == 0) {
-        rc = gt_search_tree.init(st, err, errlen);
+        rc = then->init(st, err, errlen);
         g->tree = st->state;
     }
     st->state = g;
@@ -106,7 +110,7 @@ static int staged_next(struct gt_strategy *st, uint32_t *cfg)
     if (!g->second && g->pending)
         return GT_NEXT_WAIT;
     g->second = 1;
-    ON_STAGE(st, g, tree, r = gt_search_tree.next(st, cfg));
+    ON_STAGE(st, g, tree, r = g->then->next(st, cfg));
     return r;
 }
 
@@ -115,7 +119,7 @@ static void staged_report(struct gt_strategy *st, const uint32_t *cfg, double us
     struct staged *g = st->state;
     if (!g->second)
         g->pending -= g->pending > 0;
-    ON_STAGE(st, g, tree, gt_search_tree.report(st, cfg, us, status));
+    ON_STAGE(st, g, tree, g->then->report(st, cfg, us, status));
 }
 
 static void staged_estimated(struct gt_strategy *st, const uint32_t *cfg, const struct gt_estimate *e)
@@ -124,9 +128,25 @@ static void staged_estimated(struct gt_strategy *st, const uint32_t *cfg, const 
     ON_STAGE(st, g, pareto, gt_search_pareto.estimated(st, cfg, e));
 }
 
+static int staged_tree_init(struct gt_strategy *st, char *err, size_t errlen)
+{
+    return staged_init(st, &gt_search_tree, DEFAULT_SEEDS, err, errlen);
+}
+
+static int staged_guided_init(struct gt_strategy *st, char *err, size_t errlen)
+{
+    return staged_init(st, &gt_search_guided, DEFAULT_SEEDS_GUIDED, err, errlen);
+}
+
 static const char *const staged_params[] = {"sample", "seeds", "sigma", "b", "leaf", NULL};
+static const char *const staged_guided_params[] = {"sample", "seeds", "initial", "step", "top", "trees", "kappa", "local", NULL};
 
 const struct gt_search gt_search_staged = {
-    .name = "pareto-tree", .params = staged_params, .init = staged_init, .next = staged_next,
+    .name = "pareto-tree", .params = staged_params, .init = staged_tree_init, .next = staged_next,
+    .report = staged_report, .estimated = staged_estimated, .free = staged_free,
+};
+
+const struct gt_search gt_search_staged_guided = {
+    .name = "pareto-guided", .params = staged_guided_params, .init = staged_guided_init, .next = staged_next,
     .report = staged_report, .estimated = staged_estimated, .free = staged_free,
 };

@@ -12,16 +12,9 @@
  * replaces it, up to the whole space; the search ends when that is spent,
  * or at the budget.
  *
- * The tree models the logarithm of the time: kernel times vary by factors
- * (each dimension multiplies the time), and a tail of configurations 100x
- * slower would otherwise dominate the squared errors the splits minimize.
- * Invalid results are left out.  A trial cut short ran longer than
- * watchdog.factor times the best so far, and how long it ran is only a
- * lower bound, which makes slow regions look middling: it counts as the
- * upper quartile of the measured times when that is more.  (The slowest
- * measured time instead made a region near coulomb's optimum look as bad
- * as the worst: 99% of its optimum took a median 1068 trials, not 82.)
- * The original's time is a sample too.
+ * The tree models the logarithm of the time, with trials cut short as a
+ * lower bound (cart.c says how).  Invalid results are left out.  The
+ * original's time is a sample too.
  *
  * Defaults (sigma and b were not published): n = 2k + 4 is 14 to 18 trials
  * a round on the recorded landscapes (k = 5 to 7), about one batch of the
@@ -46,10 +39,7 @@
 
 struct tree {
     size_t k, round, leaf;
-    uint32_t *x;             /* samples: k value indices each */
-    double *y;               /* and the log of their time */
-    unsigned char *cut;      /* 1: cut short, y is a lower bound */
-    size_t n, cap;
+    struct gt_cart_data data;   /* the samples */
     uint32_t *draw;          /* this round's configurations (round * k) */
     size_t ndraw, at, pending;
     uint32_t *lo, *hi;       /* the region: lo[d] <= cfg[d] < hi[d] */
@@ -62,9 +52,7 @@ static void tree_free(void *state)
     struct tree *t = state;
     if (!t)
         return;
-    free(t->x);
-    free(t->y);
-    free(t->cut);
+    gt_cart_data_free(&t->data);
     free(t->draw);
     free(t->lo);
     free(t->walk);
@@ -81,7 +69,7 @@ static int tree_init(struct gt_strategy *st, char *err, size_t errlen)
         return -1;
     struct tree *t = gt_calloc(1, sizeof *t);
     if ((st->state = t)) {
-        t->k = st->s->ndims;
+        t->k = t->data.k = st->s->ndims;
         t->round = (size_t)(gt_search_param(st, "sigma", 2) * (double)t->k) + (size_t)gt_search_param(st, "b", 4);
         t->leaf = (size_t)gt_search_param(st, "leaf", 3);
         t->draw = gt_malloc(t->round * t->k * sizeof *t->draw + 1);
@@ -94,28 +82,6 @@ static int tree_init(struct gt_strategy *st, char *err, size_t errlen)
         return -1;
     }
     return 0;
-}
-
-static void add_sample(struct tree *t, const uint32_t *cfg, double us, int cut)
-{
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        uint32_t *x = gt_realloc(t->x, cap * t->k * sizeof *x + 1);
-        if (x)
-            t->x = x;
-        double *y = gt_realloc(t->y, cap * sizeof *y);
-        if (y)
-            t->y = y;
-        unsigned char *c = gt_realloc(t->cut, cap);
-        if (c)
-            t->cut = c;
-        if (!x || !y || !c)
-            return;   /* without memory the sample is lost, not the search */
-        t->cap = cap;
-    }
-    memcpy(t->x + t->n * t->k, cfg, t->k * sizeof *cfg);
-    t->cut[t->n] = (unsigned char)cut;
-    t->y[t->n++] = log(us);
 }
 
 /* ---- drawing from the region ---- */
@@ -186,38 +152,14 @@ static void draw(struct gt_strategy *st, struct tree *t, size_t want)
 
 /* ---- rounds ---- */
 
-static int ascending(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* What the tree is fitted to: the samples' log times, those cut short
- * raised to the upper quartile of the measured ones at least.  NULL
- * without memory. */
-static double *targets(const struct tree *t)
-{
-    double *y = gt_malloc(t->n * sizeof *y + 1), *ok = gt_malloc(t->n * sizeof *ok + 1);
-    size_t n = 0;
-    for (size_t i = 0; y && ok && i < t->n; i++)
-        if (!t->cut[i])
-            ok[n++] = t->y[i];
-    if (y && ok && n)
-        qsort(ok, n, sizeof *ok, ascending);
-    for (size_t i = 0; y && ok && i < t->n; i++)
-        y[i] = t->cut[i] && n && ok[n * 3 / 4] > t->y[i] ? ok[n * 3 / 4] : t->y[i];
-    free(ok);
-    return y;
-}
-
 /* The next round's draw from the best leaf's region, widened to its
  * ancestors' while empty; 0 when even the whole space has nothing left. */
 static int next_round(struct gt_strategy *st, struct tree *t, size_t want)
 {
     struct gt_cart cart;
     int node = 0;
-    double *y = targets(t);
-    if (y && gt_cart_fit(&cart, t->x, y, t->n, t->k, t->leaf) == 0)
+    double *y = gt_cart_data_targets(&t->data);
+    if (y && gt_cart_fit(&cart, t->data.x, y, t->data.n, t->k, t->leaf) == 0)
         node = gt_cart_best_leaf(&cart);
     else
         cart = (struct gt_cart){0};
@@ -257,7 +199,7 @@ static int tree_next(struct gt_strategy *st, uint32_t *cfg)
             return -1;
         if (!t->started && st->baseline_us > 0) {
             gt_space_default(st->s, t->walk);
-            add_sample(t, t->walk, st->baseline_us, 0);
+            gt_cart_data_add(&t->data, t->walk, st->baseline_us, 0);
         }
         t->started = 1;
         if (!next_round(st, t, left < t->round ? left : t->round))
@@ -273,7 +215,7 @@ static void tree_report(struct gt_strategy *st, const uint32_t *cfg, double us, 
     struct tree *t = st->state;
     t->pending -= t->pending > 0;
     if (status != GT_TRIAL_INVALID && us > 0)
-        add_sample(t, cfg, us, status == GT_TRIAL_ABORTED);
+        gt_cart_data_add(&t->data, cfg, us, status == GT_TRIAL_ABORTED);
 }
 
 const struct gt_search gt_search_tree = {

@@ -103,5 +103,6 @@ extern const struct gt_search gt_search_evolution;
 extern const struct gt_search gt_search_predictor;
 extern const struct gt_search gt_search_tree;
 extern const struct gt_search gt_search_pareto, gt_search_staged;
+extern const struct gt_search gt_search_guided, gt_search_staged_guided;
 
 #endif

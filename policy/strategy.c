@@ -29,7 +29,7 @@
 static const struct gt_search *const searches[] = {
     &gt_search_exhaustive, &gt_search_random_search, &gt_search_greedy,    &gt_search_hillclimb,
     &gt_search_anneal,     &gt_search_evolution,     &gt_search_predictor, &gt_search_tree,
-    &gt_search_pareto,     &gt_search_staged,
+    &gt_search_pareto,     &gt_search_staged,     &gt_search_guided,     &gt_search_staged_guided,
 };
 
 /* ---- services ---- */
@@ -305,11 +305,13 @@ static const struct gt_search *find(const char *name)
 
 /* auto: a tiny space is tried whole, since its builds all fit a couple of
  * parallel compile batches and an adaptive search would only serialize
- * them.  Any other is pruned statically, then searched with regression-tree
- * sampling (search_staged.c), which on the recorded landscapes
- * (bench/replay) came within 95% of the optimum within 2% of every space;
- * the pruning's estimates cost builds, so a budget under AUTO_PRUNE trials
- * goes to the tree alone. */
+ * them.  Any other is pruned statically, then searched guided by a forest
+ * of regression trees (`pareto-guided`, search_staged.c): chosen with its
+ * parameters by leave-one-out on the recorded landscapes, own and public
+ * (bench/replay --loo, bench/results/replay-public.md), where it met the
+ * held-out bar on 5 of 9 against 3 for the choice among strategies
+ * alone.  The pruning's estimates cost builds, so a budget under AUTO_PRUNE
+ * trials goes to regression-tree sampling alone. */
 #define AUTO_EXHAUSTIVE 32
 #define AUTO_PRUNE 32
 
@@ -319,7 +321,7 @@ static const struct gt_search *choose(const struct gt_strategy *st)
         return &gt_search_exhaustive;
     if (st->budget > 0 && st->budget < AUTO_PRUNE)
         return &gt_search_tree;
-    return &gt_search_staged;
+    return &gt_search_staged_guided;
 }
 
 /* Every strategy.NAME of the settings must be one the strategy reads. */

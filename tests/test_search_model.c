@@ -1,6 +1,7 @@
 /* test_search_model: the model-guided strategies, the additive predictor
  * (search_predictor.c), regression-tree sampling (search_tree.c, with its
- * CART fitting in cart.c) and static Pareto pruning (search_pareto.c), on
+ * CART fitting in cart.c), static Pareto pruning (search_pareto.c) and the
+ * forest-guided search (search_guided.c, and pareto-guided), on
  * synthetic landscapes with a known optimum, driven as the trial engine
  * drives them (search_drive.h). */
 #include "cart.h"
@@ -520,8 +521,8 @@ static void large_space(void)
     struct gt_diags dg = {0};
     gt_space_add_constraint_text(s, "(P + Q) % 2 == 0", 0, &dg);
     gt_diags_clear(&dg);
-    const char *strategies[] = {"predictor", "tree"};
-    for (int i = 0; i < 2; i++) {
+    const char *strategies[] = {"predictor", "tree", "guided"};
+    for (int i = 0; i < 3; i++) {
         struct drive d;
         if (run(strategies[i], s, NULL, big_time, 200, 1, 2, &d))
             ok(d.trials == 200 && drive_clean(&d) && d.best_us < 50 + 40 + 20 + 9 + 30,
@@ -719,6 +720,83 @@ static void pareto_tests(void)
     gt_space_free(s);
 }
 
+/* ---- the forest-guided search ---- */
+
+/* guided: on the synthetic landscapes, near the optimum within a default
+ * budget; every rule kept with invalid results, a slow tail cut short,
+ * reports shuffled, and no original's time; the whole space when the
+ * budget allows; its parameters checked. */
+static void guided_tests(void)
+{
+    struct gt_space *s = space(0, "E < 2");
+    drive_time_fn fns[] = {separable, interacting_log, additive_holes, separable_tail, no_original};
+    const char *what[] = {"separable", "interacting", "invalid results", "a slow tail cut short", "no original"};
+    for (int i = 0; i < 5; i++) {
+        double best = optimum(s, fns[i]), worst = 0, sum = 0;
+        int clean = 1;
+        long cut = 0, invalid = 0;
+        for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+            struct drive d;
+            if (!run("guided", s, NULL, fns[i], 64, seed, 2, &d))
+                return;
+            clean &= drive_clean(&d) && d.trials == 64;
+            cut += d.aborted;
+            invalid += d.invalid;
+            worst = best / d.best_us > worst && worst > 0 ? worst : best / d.best_us;
+            sum += best / d.best_us;
+        }
+        ok(clean && sum / SEEDS >= 0.9 && worst >= 0.5 && (i != 2 || invalid) && (i != 3 || cut),
+           "guided, %s: 64 valid, distinct trials, on average within 90%% of the optimum over %d seeds (%.3f, "
+           "worst %.3f)", what[i], SEEDS, sum / SEEDS, worst);
+    }
+    struct drive d;
+    if (run("guided", s, NULL, separable, 0, 1, 2, &d))
+        ok(d.trials == 6143 && d.stopped && drive_clean(&d), "  without a budget: every configuration once (%ld)",
+           d.trials);
+    struct gt_settings set;
+    struct gt_kv kv;
+    drive_param(&set, &kv, "local", "0");
+    if (run("guided", s, &set, separable, 100, 2, 2, &d))
+        ok(d.trials == 100 && drive_clean(&d), "  strategy.local = 0: 100 trials (%ld)", d.trials);
+    drive_param(&set, &kv, "trees", "1");
+    if (run("guided", s, &set, separable, 100, 2, 2, &d))
+        ok(d.trials == 100 && drive_clean(&d), "  strategy.trees = 1 (no resampling): 100 trials (%ld)", d.trials);
+    char err[256] = "";
+    drive_param(&set, &kv, "step", "0");
+    struct gt_strategy *st = gt_strategy_new("guided", s, NULL, &set, 10, 1, err, sizeof err);
+    ok(!st && !strcmp(err, "strategy.step = 0: expected a number from 1 to 1e+06"), "guided refuses %s", err);
+    gt_strategy_free(st);
+    gt_space_free(s);
+}
+
+/* pareto-guided: the estimates, the first 4 of the fronts tried, then the
+ * guided search with every result so far. */
+static void pareto_guided_tests(void)
+{
+    struct gt_space *s = space(0, "E == 0 && F == 0");
+    struct gt_settings set;
+    struct gt_kv kv;
+    drive_param(&set, &kv, "sample", "1000");
+    struct gt_strategy *st = drive_strategy("pareto-guided", s, &set, 40, 3);
+    if (!st)
+        return;
+    struct drive d = {.factor = 2, .ask_again = 1, .seen = note_trial, .estimate = synth};
+    ntried_order = 0;
+    drive_run(st, s, synth_time, (void *)s, 40, &d);
+    gt_strategy_free(st);
+    uint32_t c[NDIMS];
+    int front_first = 1;
+    for (long i = 0; i < 4 && i < ntried_order; i++) {
+        gt_space_unrank(s, tried_order[i], c);
+        front_first &= !dominated(s, c);
+    }
+    ok(d.estimates == 767 && d.trials == 40 && drive_clean(&d) && front_first,
+       "pareto-guided, strategy.sample = 1000: every configuration estimated, 4 of the front tried first, then the "
+       "budget's trials (%ld)", d.trials);
+    ok(d.best_us == optimum(s, synth_time), "  the optimum, at trial %ld (%.1f us)", d.best_at, d.best_us);
+    gt_space_free(s);
+}
+
 int main(void)
 {
     cart_tests();
@@ -730,5 +808,7 @@ int main(void)
     tree_misc();
     large_space();
     pareto_tests();
+    guided_tests();
+    pareto_guided_tests();
     return done_testing();
 }

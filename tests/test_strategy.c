@@ -67,7 +67,7 @@ static void launch_constraints(void)
     char err[256];
     struct gt_strategy *st = gt_strategy_new("auto", s, NULL, NULL, 100, 1, err, sizeof err);
     is_int(gt_strategy_space_size(st), 47, "without a launch it is not applied: 47 configurations besides the default");
-    is_str(gt_strategy_name(st), "pareto-tree", "  and auto prunes, then samples");
+    is_str(gt_strategy_name(st), "pareto-guided", "  and auto prunes, then searches guided");
     gt_strategy_free(st);
     st = gt_strategy_new("auto", s, &l, NULL, 100, 1, err, sizeof err);
     is_int(gt_strategy_space_size(st), 15, "with the launch: 15");
@@ -130,7 +130,7 @@ int main(void)
     gt_strategy_free(st);
     struct gt_space *mid = space(5, 8);
     st = gt_strategy_new("auto", mid, NULL, NULL, 100, 1, err, sizeof err);
-    is_str(gt_strategy_name(st), "pareto-tree", "auto: pruning, then the tree, on a space more than tiny (39)");
+    is_str(gt_strategy_name(st), "pareto-guided", "auto: pruning, then the guided search, on a space more than tiny (39)");
     gt_strategy_free(st);
     st = gt_strategy_new("auto", mid, NULL, NULL, 31, 1, err, sizeof err);
     is_str(gt_strategy_name(st), "tree", "auto: the tree alone on a budget under 32 trials");
@@ -138,7 +138,7 @@ int main(void)
     gt_space_free(mid);
     ok(!gt_strategy_new("bayes", s, NULL, NULL, 5, 1, err, sizeof err) &&
            !strcmp(err, "there is no strategy 'bayes'; use auto, exhaustive, random, greedy, hillclimb, "
-                        "anneal, evolution, predictor, tree, pareto or pareto-tree"),
+                        "anneal, evolution, predictor, tree, pareto, pareto-tree, guided or pareto-guided"),
        "an unknown strategy: %s", err);
     struct gt_settings set;
     gt_settings_init(&set);
