@@ -458,6 +458,12 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     int captured = gt_capture_is_on(c->s, gt_call_per_thread(c));
     if (atomic_load_explicit(&hd->kernel->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
+    /* Nothing to tune and nothing but the original to run (run mode, where
+     * every cached signature kept the original): the application's launch
+     * as it is, without working out its signature.  Only sessions add
+     * choices later, and they are tune mode's. */
+    if (!p->tune && !p->choices)
+        return 0;
     uint64_t sig = 0;
     char signature[GT_PLAN_SIGNATURE_MAX] = "";
     int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;

@@ -346,25 +346,36 @@ long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
     return at;
 }
 
-/* A launch's signature from its geometry alone, as this thread made it last:
- * launches repeat their geometry, and the text and its hash cost more than
- * the rest of a planned launch's path. */
-static _Thread_local struct {
+/* Signatures from geometry alone, as this thread made them last, a few
+ * geometries at once: an application's launches cycle through a handful of
+ * geometries, and the text and its hash cost more than the rest of a
+ * planned launch's path. */
+#define RECENT 16
+static _Thread_local struct recent {
     struct gt_geom g;
     uint64_t hash;
     size_t len; /* 0: none yet */
     char text[GT_PLAN_SIGNATURE_MAX];
-} last;
+} recent[RECENT];
+
+static struct recent *recent_slot(const struct gt_geom *g)
+{
+    unsigned h = g->smem;
+    for (int i = 0; i < 3; i++)
+        h = h * 31u + g->grid[i] * 7u + g->block[i];
+    return &recent[(h ^ h >> 7) % RECENT];
+}
 
 /* The launch's signature: its geometry and the section's signature values. */
 int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap)
 {
-    int64_t extra[GT_CACHE_MAX_EXTRA];
+    int64_t extra[GT_CACHE_MAX_EXTRA] = {0};
     int n = 0;
     int plain = !p->sec || !p->sec->nsignature;
-    if (plain && last.len && last.len < cap && !memcmp(&last.g, &c->g, sizeof last.g)) {
-        memcpy(text, last.text, last.len + 1);
-        *hash = last.hash;
+    struct recent *last = recent_slot(&c->g);
+    if (plain && last->len && last->len < cap && !memcmp(&last->g, &c->g, sizeof last->g)) {
+        memcpy(text, last->text, last->len + 1);
+        *hash = last->hash;
         return 0;
     }
     if (!plain) {
@@ -381,11 +392,11 @@ int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t
         return -1;
     size_t len = strlen(text);
     *hash = gt_hash64(text, len) | 1;
-    if (plain && len < sizeof last.text) {
-        last.g = c->g;
-        last.hash = *hash;
-        last.len = len;
-        memcpy(last.text, text, len + 1);
+    if (plain && len < sizeof last->text) {
+        last->g = c->g;
+        last->hash = *hash;
+        last->len = len;
+        memcpy(last->text, text, len + 1);
     }
     return 0;
 }
