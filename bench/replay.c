@@ -1592,7 +1592,7 @@ static void leave_one_out(const struct landscape *L, size_t nland, const char **
         for (size_t c = 0; c < n; c++)
             if (!strcmp(names[c], "auto"))
                 autoi = c;
-        char a[64] = "-", b[64] = "-", choice[CANDIDATE_LEN + 16] = "-", au[48] = "auto";
+        char a[64] = "-", b[64] = "-", choice[CANDIDATE_LEN + 48] = "-", au[48] = "auto";
         if (best != SIZE_MAX && figs[h][best].ok) {
             cell_fig(&L[h], &figs[h][best], a, sizeof a);
             met += meets_bar(&L[h], &figs[h][best]);

@@ -580,7 +580,7 @@ int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *ou
     out->blockDimX = g.block[0], out->blockDimY = g.block[1], out->blockDimZ = g.block[2];
     out->sharedMemBytes = g.smem;
     n->g = g;
-    if (use != GT_NODE_CHECKED) {
+    if (use == GT_NODE_AS_IS || use == GT_NODE_SETTLED) {
         atomic_fetch_add_explicit(&n->hd->kernel->nodes, 1, memory_order_relaxed);
         gt_debug("kernel %s: a graph node for launch %s runs '%s'", n->p->shown, n->signature, n->ch->config);
     }

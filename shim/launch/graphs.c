@@ -178,7 +178,7 @@ static int tune_nodes(struct gt_graph *x, CUstream s, int per_thread)
         if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) != CUDA_SUCCESS)
             continue;
         gt_apply_tune_node(&p, s, per_thread);
-        if (gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL))
+        if (gt_apply_node(&p, &q, GT_NODE_SETTLED_COPY, NULL))
             gt.drv.cuGraphKernelNodeSetParams_v2(v[i], &q);
     }
     CUresult r = n ? gt.drv.cuGraphClone(&x->built, x->tuned) : CUDA_ERROR_INVALID_VALUE;

@@ -103,6 +103,8 @@ enum gt_node_use {
     GT_NODE_AS_IS,   /* a settled configuration whose variant is loaded already (the application's node
                         calls, captured launches: loading a module then could break a capture) */
     GT_NODE_SETTLED, /* a settled configuration, loaded if need be (a graph instantiated outside captures) */
+    GT_NODE_SETTLED_COPY, /* the same, in a copy of a graph whose instantiation gave its nodes theirs (and
+                             counted them) already */
     GT_NODE_CHECKED, /* any configuration, loaded if need be (a graph whose replays the shim checks) */
 };
 CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
