@@ -41,12 +41,21 @@ is "$out" "minirt: done" "a later run in run mode"
 is "$(grep -c "runs 'cache=l1' from the cache .*kept by an earlier run's check" "$TMP/run.log")" 3 \
     "  applies the three results, unchecked since the guard kept them"
 
-out=$(FAKECUDA_L1_APP_MS=0.3 minirt online slower slower)
+out=$(FAKECUDA_L1_APP_MS=0.27 minirt online slower slower)
 is "$(grep -c "kernel saxpy.* tuned online over 17 launches: the original 250.00 us against 250.00 us, 1.00x" \
     "$TMP/slower.log")" 3 "where L1 is slower, the original stays"
 is "$(grep -h '^config = ' "$TMP"/cacheslower/minirt-*.ini | sort -u)" "config = cache=default" \
     "  and is written as the result"
-out=$(FAKECUDA_L1_APP_MS=0.3 minirt online again slower)
+out=$(FAKECUDA_L1_APP_MS=0.27 minirt online again slower)
 check "  a later online run does not try again" sh -c "! grep -q 'tuned online' '$TMP/again.log'"
+
+# A knob that makes the kernel ten times slower gets one turn, not four.
+out=$(FAKECUDA_L1_APP_MS=2.5 GT_LOG_LEVEL=debug GPUTUNE_LOG=debug GPUTUNE_MODE=online \
+    GPUTUNE_LOG_FILE="$TMP/hopeless.log" GPUTUNE_CACHE_DIR="$TMP/cachehopeless" shim "$H/minirt")
+is "$out" "minirt: done" "a knob ten times slower: the application runs"
+is "$(grep -c "kernel saxpy.*: online, a configuration 10.00x slower than the original (2500.00 us against 250.00 us) \
+gets no more turns" "$TMP/hopeless.log")" 3 "  that knob gets no more turns after its first"
+is "$(grep -c "kernel saxpy.* tuned online over 14 launches: the original" "$TMP/hopeless.log")" 3 \
+    "  so its three other turns are the application's own launches, untimed"
 
 done_testing

@@ -14,7 +14,8 @@
  * cache file, and the guard (run/guard.c) then checks it against the
  * original on the launches that follow, as it checks any applied
  * configuration.  A signature with K candidates besides the original is
- * decided after 1 + (K + 1) * ROUNDS launches and the reads that follow. */
+ * decided after at most 1 + (K + 1) * ROUNDS launches and the reads that
+ * follow: a candidate found hopeless gives its turns back. */
 #include "online.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -31,6 +32,7 @@
 #include <string.h>
 
 #define ROUNDS 4
+#define HOPELESS 1.2 /* an arm whose fastest launch is this much slower than the original's median gets no more turns */
 
 #define O (gt.tune.online) /* this module's part of the state */
 
@@ -40,6 +42,7 @@ struct arm {
     struct gt_knobs knobs;
     double us[ROUNDS];
     int n;
+    int hopeless; /* its turns go to the original, untimed */
 };
 
 struct slot {
@@ -54,6 +57,7 @@ struct gt_online {
     int narms;
     struct slot *slots;
     int nslots, issued, read;
+    int launched; /* slots that launched (an arm's turn after it is found hopeless does not) */
     int broken;  /* an event or a launch failed: the original stays */
     int decided;
 };
@@ -149,6 +153,35 @@ static void release(struct slot *s)
         }
 }
 
+static double median_of(const struct arm *a)
+{
+    double t[ROUNDS];
+    memcpy(t, a->us, sizeof t);
+    return gt_median(t, a->n);
+}
+
+/* Arms that cannot beat the original: even their fastest launch is
+ * HOPELESS times its median.  A knob that starves a kernel (a carve-out
+ * too small for the shared memory its blocks need, say) would otherwise
+ * cost the application all its turns. */
+static void give_up_hopeless(struct gt_online *o)
+{
+    if (!o->arms[0].n)
+        return;
+    double orig = median_of(&o->arms[0]);
+    for (int i = 1; i < o->narms; i++) {
+        struct arm *a = &o->arms[i];
+        double fastest = a->n ? a->us[0] : 0;
+        for (int k = 1; k < a->n; k++)
+            fastest = a->us[k] < fastest ? a->us[k] : fastest;
+        if (!a->hopeless && a->n && fastest > HOPELESS * orig) {
+            a->hopeless = 1;
+            gt_debug("kernel %s: online, a configuration %.2fx slower than the original (%.2f us against %.2f us) "
+                     "gets no more turns", o->p->shown, fastest / orig, fastest, orig);
+        }
+    }
+}
+
 /* Reads the timed launches that finished, in order, without waiting. */
 static void read_done(struct gt_online *o)
 {
@@ -166,6 +199,7 @@ static void read_done(struct gt_online *o)
             else
                 a->us[a->n++] = ms * 1e3;
             release(s);
+            give_up_hopeless(o);
         }
         o->read++;
     }
@@ -193,18 +227,12 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
     }
     if (timed)
         (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[1], c->s);
+    o->launched++;
     if (r != CUDA_SUCCESS) /* the application's own error: its times mean nothing */
         o->broken = 1;
     else
         gt_reg_note_launch(hd, &c->g, c->entry, s->arm ? GT_LAUNCH_APPLIED : 0);
     return r;
-}
-
-static double median_of(const struct arm *a)
-{
-    double t[ROUNDS];
-    memcpy(t, a->us, sizeof t);
-    return gt_median(t, a->n);
 }
 
 /* Every time read: the fastest by median becomes the signature's choice,
@@ -232,7 +260,7 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
                               .space = (uint64_t)o->narms};
         entry = gt_plan_keep(p, &e);
         gt_info("kernel %s: launch %s tuned online over %d launches: %s %.2f us against %.2f us, %.2fx", p->shown,
-                signature, o->nslots, best ? config : "the original", med[1], med[0], med[0] / med[1]);
+                signature, o->launched, best ? config : "the original", med[1], med[0], med[0] / med[1]);
     } else if (o->narms > 1) {
         gt_debug("kernel %s: launch %s: a launch or an event failed while tuning online; the original stays",
                  p->shown, signature);
@@ -257,6 +285,8 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
     struct gt_online *o = online_of(p, c, sig);
     if (o && !o->decided) {
         read_done(o);
+        while (o->issued < o->nslots && o->arms[o->slots[o->issued].arm].hopeless)
+            o->issued++; /* no events: read_done passes it */
         if (o->issued < o->nslots && !o->broken && o->narms > 1) {
             *r = run_slot(o, hd, c);
             ran = 1;
