@@ -282,6 +282,7 @@ bench: all
 	bench/snapshot
 	bench/watchdog
 	bench/kernels --table $(BUILD)/kernels.md
+	bench/graphs
 	bench/frameworks/run --lib $(BUILD)/libgputune.so --out $(BUILD)/frameworks
 
 # Every strategy on the recorded landscapes, on the CPU (see README, Benchmarks):
