@@ -22,35 +22,15 @@ import fwbench
 
 OUT = fwbench.output_path(__doc__)
 torch = fwbench.import_torch()
-inductor_config = fwbench.import_module("torch._inductor.config")
-if hasattr(inductor_config, "deterministic"):
-    inductor_config.deterministic = True
+fwbench.inductor_deterministic()
 
 D, HEADS, SEQ, BATCH = 256, 4, 128, 8
 F = torch.nn.functional
 
 
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.ln1 = torch.nn.LayerNorm(D)
-        self.qkv = torch.nn.Linear(D, 3 * D)
-        self.proj = torch.nn.Linear(D, D)
-        self.ln2 = torch.nn.LayerNorm(D)
-        self.fc1 = torch.nn.Linear(D, 4 * D)
-        self.fc2 = torch.nn.Linear(4 * D, D)
-
-    def forward(self, x):
-        b, s, _ = x.shape
-        q, k, v = self.qkv(self.ln1(x)).view(b, s, 3, HEADS, D // HEADS).permute(2, 0, 3, 1, 4)
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + self.proj(a.transpose(1, 2).reshape(b, s, D))
-        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
-
-
 def build():
     torch.manual_seed(7)
-    model = Block().cuda()
+    model = fwbench.transformer_block(torch, D, HEADS).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x = torch.randn(BATCH, SEQ, D).cuda()
     y = torch.randn(BATCH, SEQ, D).cuda()

@@ -71,6 +71,39 @@ def import_torch():
     return torch
 
 
+def inductor_deterministic():
+    """TorchInductor's deterministic mode, where this version has it: reduction configurations are not
+    picked by timing, which would differ between runs."""
+    config = import_module("torch._inductor.config")
+    if hasattr(config, "deterministic"):
+        config.deterministic = True
+
+
+def transformer_block(torch, d, heads):
+    """A new pre-norm transformer block of width d: LayerNorm, causal self-attention of `heads` heads through
+    scaled_dot_product_attention, LayerNorm, a GELU MLP of 4 x d, each with its residual."""
+    F = torch.nn.functional
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1 = torch.nn.LayerNorm(d)
+            self.qkv = torch.nn.Linear(d, 3 * d)
+            self.proj = torch.nn.Linear(d, d)
+            self.ln2 = torch.nn.LayerNorm(d)
+            self.fc1 = torch.nn.Linear(d, 4 * d)
+            self.fc2 = torch.nn.Linear(4 * d, d)
+
+        def forward(self, x):
+            b, s, _ = x.shape
+            q, k, v = self.qkv(self.ln1(x)).view(b, s, 3, heads, d // heads).permute(2, 0, 3, 1, 4)
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(a.transpose(1, 2).reshape(b, s, d))
+            return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+    return Block()
+
+
 def import_jax():
     """jax with a GPU; XLA's results repeat between processes only with deterministic ops, and the shim's
     snapshot needs room on the device that preallocation would take."""
