@@ -621,33 +621,45 @@ static int dominated(const struct gt_space *s, const uint32_t *p)
     return 0;
 }
 
+/* A staged strategy (pareto-tree, pareto-guided) run to 40 trials on s
+ * with strategy.sample = 1000, as *d saw it: whether its first `front`
+ * trials were all on the estimated front; -1 when it cannot be made. */
+static int staged_front_first(const char *name, struct gt_space *s, long front, struct drive *d)
+{
+    struct gt_settings set;
+    struct gt_kv kv;
+    drive_param(&set, &kv, "sample", "1000");
+    struct gt_strategy *st = drive_strategy(name, s, &set, 40, 3);
+    if (!st)
+        return -1;
+    *d = (struct drive){.factor = 2, .ask_again = 1, .seen = note_trial, .estimate = synth};
+    ntried_order = 0;
+    drive_run(st, s, synth_time, (void *)s, 40, d);
+    gt_strategy_free(st);
+    uint32_t c[NDIMS];
+    int front_first = 1;
+    for (long i = 0; i < front && i < ntried_order; i++) {
+        gt_space_unrank(s, tried_order[i], c);
+        front_first &= !dominated(s, c);
+    }
+    return front_first;
+}
+
 /* pareto-tree: 64 estimates, the first 8 of the fronts tried, then the
  * tree with every result so far, to the budget. */
 static void pareto_tree_tests(void)
 {
     struct gt_space *s = space(0, "E == 0 && F == 0");
-    struct gt_settings set;
-    struct gt_kv kv;
-    drive_param(&set, &kv, "sample", "1000");
-    struct gt_strategy *st = drive_strategy("pareto-tree", s, &set, 40, 3);
-    if (!st)
+    struct drive d;
+    int front_first = staged_front_first("pareto-tree", s, 5, &d);
+    if (front_first < 0)
         return;
-    struct drive d = {.factor = 2, .ask_again = 1, .seen = note_trial, .estimate = synth};
-    ntried_order = 0;
-    drive_run(st, s, synth_time, (void *)s, 40, &d);
-    gt_strategy_free(st);
-    uint32_t c[NDIMS];
-    int front_first = 1;
-    for (long i = 0; i < 5 && i < ntried_order; i++) {
-        gt_space_unrank(s, tried_order[i], c);
-        front_first &= !dominated(s, c);
-    }
     ok(d.estimates == 767 && d.trials == 40 && drive_clean(&d) && front_first,
        "pareto-tree, strategy.sample = 1000: every configuration estimated, the front (5) tried first, then the "
        "budget's trials (%ld)", d.trials);
     ok(d.best_us == optimum(s, synth_time) && d.best_at <= 5, "  the optimum, at trial %ld (%.1f us)", d.best_at,
        d.best_us);
-    st = drive_strategy("pareto-tree", s, NULL, 200, 3);
+    struct gt_strategy *st = drive_strategy("pareto-tree", s, NULL, 200, 3);
     d = (struct drive){.factor = 2, .shuffle = 5, .ask_again = 1};
     if (st)
         drive_run(st, s, additive_holes, NULL, 200, &d);
@@ -774,22 +786,10 @@ static void guided_tests(void)
 static void pareto_guided_tests(void)
 {
     struct gt_space *s = space(0, "E == 0 && F == 0");
-    struct gt_settings set;
-    struct gt_kv kv;
-    drive_param(&set, &kv, "sample", "1000");
-    struct gt_strategy *st = drive_strategy("pareto-guided", s, &set, 40, 3);
-    if (!st)
+    struct drive d;
+    int front_first = staged_front_first("pareto-guided", s, 4, &d);
+    if (front_first < 0)
         return;
-    struct drive d = {.factor = 2, .ask_again = 1, .seen = note_trial, .estimate = synth};
-    ntried_order = 0;
-    drive_run(st, s, synth_time, (void *)s, 40, &d);
-    gt_strategy_free(st);
-    uint32_t c[NDIMS];
-    int front_first = 1;
-    for (long i = 0; i < 4 && i < ntried_order; i++) {
-        gt_space_unrank(s, tried_order[i], c);
-        front_first &= !dominated(s, c);
-    }
     ok(d.estimates == 767 && d.trials == 40 && drive_clean(&d) && front_first,
        "pareto-guided, strategy.sample = 1000: every configuration estimated, 4 of the front tried first, then the "
        "budget's trials (%ld)", d.trials);
