@@ -24,7 +24,7 @@ OUT = fwbench.output_path(__doc__)
 torch = fwbench.import_torch()
 fwbench.inductor_deterministic()
 
-D, HEADS, SEQ, BATCH = 256, 4, 128, 8
+D, HEADS, SEQ, BATCH = fwbench.BLOCK_SHAPE
 F = torch.nn.functional
 
 

@@ -79,6 +79,10 @@ def inductor_deterministic():
         config.deterministic = True
 
 
+# The transformer block's width, heads, sequence and batch (compile_block and graphs).
+BLOCK_SHAPE = (256, 4, 128, 8)
+
+
 def transformer_block(torch, d, heads):
     """A new pre-norm transformer block of width d: LayerNorm, causal self-attention of `heads` heads through
     scaled_dot_product_attention, LayerNorm, a GELU MLP of 4 x d, each with its residual."""
