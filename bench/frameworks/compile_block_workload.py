@@ -55,4 +55,4 @@ def build():
     return step, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, warmup=5, groups=15, per_group=40)
+fwbench.run(OUT, build, groups=20, per_group=40)

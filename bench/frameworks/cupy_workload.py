@@ -51,4 +51,4 @@ def build():
     return step, cp.cuda.Device().synchronize, outputs
 
 
-fwbench.run(OUT, build, warmup=5, groups=15, per_group=100)
+fwbench.run(OUT, build, groups=15, per_group=100)

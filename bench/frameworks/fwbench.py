@@ -3,7 +3,7 @@
 A workload runs as `python3 bench/frameworks/NAME_workload.py OUTPUT`. It builds
 its model and inputs from fixed seeds with its framework's deterministic
 switches on, runs a warm-up phase (building the model, then the first
-iterations: compiles, the framework's own set-up and, under the shim in tune
+STEADY iterations: compiles, the framework's own set-up and, under the shim in tune
 mode, the trial sessions), then GROUPS groups of N iterations, each group timed
 from an idle device to the next synchronization (under bench/frameworks/run,
 one group per turn the driver gives, FWBENCH_TURNS), and prints
@@ -33,6 +33,11 @@ import sys
 import time
 
 VERSIONS = {"python": platform.python_version()}
+
+# Warm-up iterations: enough for every way to be timed in its steady state. Online mode decides a
+# signature with K candidates after at most 1 + 4 (K + 1) of its launches, and the guard judges a
+# configuration after at most 66 more; a kernel launched once an iteration is settled well within these.
+STEADY = 120
 
 
 def skip(reason):
@@ -178,7 +183,7 @@ def timed_groups(step, sync, groups, per_group, tune_s):
     return ms
 
 
-def run(out, build, warmup, groups, per_group):
+def run(out, build, groups, per_group, warmup=STEADY):
     """build() makes the model and returns (step, sync, outputs): one iteration, a wait for the device,
     and the list of bytes to write. Times and writes as the top comment says."""
     t0 = time.perf_counter()

@@ -60,4 +60,4 @@ def build():
     return step, sync, outputs
 
 
-fwbench.run(OUT, build, warmup=5, groups=15, per_group=50)
+fwbench.run(OUT, build, groups=15, per_group=50)

@@ -50,4 +50,4 @@ def build():
     return step, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, warmup=20, groups=15, per_group=10)
+fwbench.run(OUT, build, groups=20, per_group=10)

@@ -46,4 +46,4 @@ def build():
     return step, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, warmup=3, groups=20, per_group=5)
+fwbench.run(OUT, build, groups=20, per_group=10)

@@ -94,4 +94,4 @@ def build():
     return step, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, warmup=3, groups=15, per_group=100)
+fwbench.run(OUT, build, groups=15, per_group=100)
