@@ -278,6 +278,8 @@ demo: all
 
 bench: all
 	bench/launch_overhead
+	bench/launch_overhead --mode tune
+	bench/launch_overhead --mode online
 	$(BUILD)/bench/compile kernels/transpose.cu $(BUILD)/bench/transpose.ptx
 	bench/snapshot
 	bench/watchdog
