@@ -16,11 +16,12 @@ cp "$F/kernels.cubin" "$TMP/triton/c0de/scale.cubin"
 cp "$F/kernels.ptx" "$TMP/triton/c0de/scale.ptx"
 echo junk >"$TMP/triton/f00d/x.cubin"
 
-# minirt --cubin in tune mode with TRITON_CACHE_DIR=$1, logged in $TMP/$2.log.
+# minirt --cubin in tune mode with TRITON_CACHE_DIR=$1, logged in $TMP/$2.log
+# (or minirt $3 ${4:-$F/kernels.cubin}).
 load() {
     rm -rf "$TMP/cache"
     TRITON_CACHE_DIR=$1 GPUTUNE_MODE=tune GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$2.log" \
-        GPUTUNE_CACHE_DIR="$TMP/cache" shim "$H/minirt" --cubin "$F/kernels.cubin"
+        GPUTUNE_CACHE_DIR="$TMP/cache" shim "$H/minirt" "${3:---cubin}" "${4:-$F/kernels.cubin}"
 }
 
 is "$(load "$TMP/triton" found)" "minirt: done" "a cubin loaded from memory, Triton's cache beside"
@@ -31,6 +32,12 @@ check "  and counts it among the kernels with PTX" \
     grep -q "kernels launched: 0 with source (NVRTC), 1 with PTX, 0 SASS only" "$TMP/found.log"
 check "  tune mode builds variants from it" grep -q "kernel scale: .* waiting for builds" "$TMP/found.log"
 check "  and does not call it SASS only" sh -c "! grep -q '(SASS only)' '$TMP/found.log'"
+
+is "$(load "$TMP/triton" bypath --cubin-path "$TMP/triton/c0de/scale.cubin")" "minirt: done" \
+    "the cubin of Triton's cache loaded by its path, as TorchInductor loads it"
+check "  its PTX is found beside it" \
+    grep -q "image: file cubin, [0-9]* bytes, ptx 90, sass 90, PTX from $TMP/triton/c0de/scale.ptx" "$TMP/bypath.log"
+check "  the exit table says so" grep -q "file:cubin  *compute_90+triton  *scale" "$TMP/bypath.log"
 
 cp "$F/kernels.cubin" "$TMP/other.cubin"
 printf 'X' | dd of="$TMP/other.cubin" bs=1 seek=200 conv=notrunc 2>/dev/null

@@ -68,6 +68,11 @@ static int capture_bytes(struct gt_image *img, const void *image, const char *pa
         img->bytes = read_file(path, &img->size);
         img->owned = 1;
         img->format = img->bytes ? gt_image_format(img->bytes) : GT_FMT_UNKNOWN;
+        /* PTX text is counted with its NUL, as loaded from memory; any
+         * other image is the file's bytes, so that a cubin compares with
+         * its copies (triton.c) and hashes as when loaded from memory. */
+        if (img->bytes && img->format != GT_FMT_PTX)
+            img->size--;
         return img->bytes ? 0 : -1;
     }
     img->format = gt_image_format(image);

@@ -28,6 +28,9 @@
  *   minirt --cubin FILE             load FILE's bytes with cuModuleLoadData, as
  *                                   Triton loads a kernel, and launch its
  *                                   scale(n, a, x, y) three times
+ *   minirt --cubin-path FILE        the same, FILE loaded by its path with
+ *                                   cuModuleLoad, as TorchInductor loads the
+ *                                   cubins in Triton's cache
  *   minirt --mix                    saxpy at grid 8 once a round for 4 rounds,
  *                                   then at grid 16 five times a round and at
  *                                   grid 8 once, for 4 rounds: grid 16 is the
@@ -122,6 +125,7 @@ static struct {
     PFN_cuGraphLaunch_v10000 graphLaunch;
     PFN_cuGraphExecDestroy_v10000 graphExecDestroy;
     PFN_cuModuleLoadData_v2000 moduleLoadData;
+    PFN_cuModuleLoad_v2000 moduleLoad;
     PFN_cuModuleGetFunction_v2000 moduleGetFunction;
 } cu;
 
@@ -291,8 +295,9 @@ static int run_graph(CUdeviceptr x, CUdeviceptr y)
     return 0;
 }
 
-/* --cubin: FILE's bytes loaded as a module, its scale launched three times. */
-static int run_cubin(const char *path, CUdeviceptr x, CUdeviceptr y)
+/* --cubin: FILE's bytes loaded as a module (by its path: by_path), its
+ * scale launched three times. */
+static int run_cubin(const char *path, int by_path, CUdeviceptr x, CUdeviceptr y)
 {
     static char bytes[1 << 22];
     FILE *f = fopen(path, "rb");
@@ -305,7 +310,10 @@ static int run_cubin(const char *path, CUdeviceptr x, CUdeviceptr y)
     }
     CUmodule m;
     CUfunction fn;
-    check("cuModuleLoadData", cu.moduleLoadData(&m, bytes));
+    if (by_path)
+        check("cuModuleLoad", cu.moduleLoad(&m, path));
+    else
+        check("cuModuleLoadData", cu.moduleLoadData(&m, bytes));
     check("cuModuleGetFunction", cu.moduleGetFunction(&fn, m, "scale"));
     unsigned count = 256;
     float a = 2;
@@ -322,6 +330,7 @@ int main(int argc, char **argv)
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
     int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0;
     const char *cubin = NULL;
+    int by_path = 0;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
@@ -336,8 +345,10 @@ int main(int argc, char **argv)
             graph_only = 1;
         if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
             copies = atoi(argv[++i]);
-        if (strcmp(argv[i], "--cubin") == 0 && i + 1 < argc)
+        if ((strcmp(argv[i], "--cubin") == 0 || strcmp(argv[i], "--cubin-path") == 0) && i + 1 < argc) {
+            by_path = argv[i][7] == '-';
             cubin = argv[++i];
+        }
         if (strcmp(argv[i], "--ptsz") == 0)
             flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
@@ -392,6 +403,7 @@ int main(int argc, char **argv)
     R(graphLaunch, "cuGraphLaunch");
     R(graphExecDestroy, "cuGraphExecDestroy");
     R(moduleLoadData, "cuModuleLoadData");
+    R(moduleLoad, "cuModuleLoad");
     R(moduleGetFunction, "cuModuleGetFunction");
 #undef R
     if ((void *)cu.ctxSynchronize != dlsym(h, "cuCtxSynchronize")) {
@@ -426,7 +438,7 @@ int main(int argc, char **argv)
     }
 
     if (cubin)
-        return run_cubin(cubin, buf[1], buf[2]);
+        return run_cubin(cubin, by_path, buf[1], buf[2]);
     if (graph_only)
         return run_graph(buf[1], buf[2]);
     if (copies) {
