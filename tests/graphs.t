@@ -94,6 +94,19 @@ is "$(graph run 1 grun)" "copy module 8x256;" "run mode: the graph gets the kept
 check "  said at debug" grep -q "kernel copy: a graph node for launch grid=8,1,1 block=256,1,1 smem=0 runs 'maxrreg=32'" \
     "$TMP/grun.log"
 
+# The same winner not judged yet (tuned on direct launches, then captured, as
+# frameworks do): run mode judges it on the replays of the graph.
+rm -rf "$TMP/graph8"
+cp -r "$TMP/graph1" "$TMP/graph8"
+sed -i '/^guard = /d' "$TMP"/graph8/*.ini
+is "$(graph run 8 gjudge)" "copy function 8x256;copy module 8x256;" \
+    "run mode: a cached variant its guard has not judged goes into a clone of the graph"
+check "  the replays alternate and judge it" grep -q \
+    "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us .*1.25x; kept" \
+    "$TMP/gjudge.log"
+is "$(grep -h '^guard = ' "$TMP"/graph8/*.ini)" "guard = kept 1.250" "  the verdict goes to the cache file"
+is "$(graph run 8 gjudged)" "copy module 8x256;" "  and the next run puts it into the graph at instantiation"
+
 is "$(FAKECUDA_MODULE_APP_MS=0.3 graph tune 2 gslow)" "copy function 8x256;copy module 8x256;" \
     "where the winner of the trials makes the replays slower"
 check "  the guard drops it" grep -q \

@@ -39,8 +39,9 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node, c
     return gt.drv.cuGraphExecKernelNodeSetParams_v2(exec, node, node_params(p, &mine));
 }
 
-/* ---- graphs instantiated: settled configurations into them, and in tune
- * mode their kernels tuned (launch/graphs.c) ---- */
+/* ---- graphs instantiated: settled configurations into them, their
+ * kernels tuned (tune mode) and their variants judged on the replays
+ * (launch/graphs.c) ---- */
 
 static CUresult instantiated(CUresult r, CUgraphExec *exec, CUgraph graph)
 {
@@ -67,11 +68,15 @@ CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph graph, CUD
     return instantiated(gt.drv.cuGraphInstantiateWithParams_ptsz(exec, graph, p), exec, graph);
 }
 
-/* As a kernel launch does, a graph's launch waits while another thread's session runs. */
+/* As a kernel launch does, a graph's launch waits while another thread's
+ * session runs (tune mode); in any mode it may be one whose replays are
+ * being judged (launch/graphs.c). */
 static CUresult graph_launch(CUgraphExec exec, CUstream s, int per_thread)
 {
-    if (gt.mode != GT_MODE_TUNE)
+    if (gt.mode == GT_MODE_OFF)
         return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
+    if (gt.mode != GT_MODE_TUNE)
+        return gt_graphs_launch(exec, s, per_thread);
     gt_session_enter();
     CUresult r = gt_graphs_launch(exec, s, per_thread);
     gt_session_leave();
@@ -93,7 +98,7 @@ CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
 CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
     GT_REQUIRE_DRIVER();
-    if (gt.mode == GT_MODE_TUNE)
+    if (gt.mode != GT_MODE_OFF)
         gt_graphs_destroyed(exec);
     return gt.drv.cuGraphExecDestroy(exec);
 }

@@ -523,13 +523,15 @@ static int untuned(struct gt_node *n)
     return n->p->tune && !gt_plan_find(n->p, n->sig) && !gt_plan_is_done(n->p, n->sig);
 }
 
-int gt_apply_node_untuned(const CUDA_KERNEL_NODE_PARAMS *in)
+int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in)
 {
     struct gt_node n;
     if (node_call(in, NULL, 0, &n) != 0)
         return 0;
     pthread_mutex_lock(&n.p->lock);
-    int yes = untuned(&n);
+    struct gt_choice *ch = gt_plan_find(n.p, n.sig);
+    int yes = (gt.mode == GT_MODE_TUNE && untuned(&n)) ||
+              (ch && ch->rebuild && gt_plan_runs(ch) && !gt_plan_settled(ch));
     pthread_mutex_unlock(&n.p->lock);
     return yes;
 }

@@ -21,8 +21,11 @@ struct gt_node {
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *out, enum gt_node_use use,
                   struct gt_node *n);
-/* Whether a kernel node's signature would get a session (tune mode). */
-int gt_apply_node_untuned(const CUDA_KERNEL_NODE_PARAMS *in);
+/* Whether the replays of a kernel node's graph have something to settle:
+ * its signature would get a session (tune mode), or its configuration is
+ * a variant its guard has not judged yet (tuned on direct launches, as
+ * frameworks launch a kernel a few times before they capture it). */
+int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in);
 /* Tunes a kernel node's signature now, outside its graph, if it has not
  * been: a session on stream s that launches nothing of the application's.
  * Returns 1 when one ran. */

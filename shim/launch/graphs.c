@@ -1,24 +1,26 @@
-/* graphs.c: kernels that run in CUDA graphs, as instantiated and in tune mode.
+/* graphs.c: kernels that run in CUDA graphs: their configurations, and their checks on the replays.
  *
  * A graph's replay runs what the graph holds and never passes the launch
  * hooks.  At every instantiation (any mode but off), each kernel node gets
  * its signature's settled configuration, its variant loaded now if need be
  * (settle).  In tune mode a kernel launched only inside graphs is tuned
- * here, per executable graph:
- *   1. at instantiation, if a kernel node's signature may still be tuned,
- *      the graph is cloned: the application may destroy its own graph right
+ * here, and in any mode a variant tuned on direct launches but not judged
+ * yet (a framework launches a kernel a few times, then captures it) is
+ * judged here, per executable graph:
+ *   1. at instantiation, if a kernel node's signature may still be tuned
+ *      or its variant is still to be judged, the graph is cloned: the application may destroy its own graph right
  *      after (as PyTorch does), and an executable graph is updated only
  *      from a graph of the same shape (cuGraphExecUpdate);
  *   2. its first launch runs as it is, so every buffer the nodes read holds
  *      what a replay leaves there;
- *   3. at its second launch each such node gets a session of its own,
+ *   3. at its second launch each node still to be tuned gets a session of its own,
  *      outside the graph, as a direct launch of the same call would
  *      (apply.c: gt_apply_tune_node; its buffers are at fixed addresses, the
  *      session saves and restores them and launches nothing of the
  *      application's); a copy of the clone with the settled configurations
  *      becomes what the executable graph holds, and what a node can hold of
- *      the new winners (a variant, not launch-time knobs) goes into the
- *      clone;
+ *      the winners not judged yet, new or not (a variant, not launch-time
+ *      knobs), goes into the clone;
  *   4. the launches after alternate the executable graph between the two
  *      clones, each replay timed with events around it, and the guard
  *      (run/guard.c) judges the replays as it judges a kernel's launches:
@@ -90,22 +92,23 @@ static void graph_free(struct gt_graph *x)
 /* Each kernel node of g gets its settled configuration in exec, loaded
  * now (a graph made of captured launches holds only variants loaded
  * before, and one made only for graphs has none), unless a stream
- * captures.  Returns whether a node may still be tuned (tune mode). */
+ * captures.  Returns whether a node may still be tuned, or has a variant
+ * to be judged on the replays. */
 static int settle(CUgraphExec exec, CUgraph g)
 {
     size_t n = 0;
     CUgraphNode *v = kernel_nodes(g, &n);
-    int capturing = atomic_load(&gt.track.captures) != 0, untuned = 0;
+    int capturing = atomic_load(&gt.track.captures) != 0, open = 0;
     CUDA_KERNEL_NODE_PARAMS p, q;
     for (size_t i = 0; i < n; i++) {
         if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) != CUDA_SUCCESS)
             continue;
         if (!capturing && gt_apply_node(&p, &q, GT_NODE_SETTLED, NULL) && q.func != p.func)
             gt.drv.cuGraphExecKernelNodeSetParams_v2(exec, v[i], &q);
-        untuned |= gt.mode == GT_MODE_TUNE && gt_apply_node_untuned(&p);
+        open |= gt_apply_node_open(&p);
     }
     free(v);
-    return untuned;
+    return open;
 }
 
 void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph)

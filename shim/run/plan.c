@@ -684,6 +684,13 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
     return 1;
 }
 
+/* Whether the choice's configuration may go into a graph for good: kept
+ * by its guard, or run unchecked. */
+int gt_plan_settled(const struct gt_choice *ch)
+{
+    return !ch->guarded || !gt.run.guard || ch->guard.verdict == GT_GUARD_KEPT;
+}
+
 /* A kernel node's function with the choice's configuration, in *g its
  * geometry, or NULL: a variant (a node holds no launch-time knobs: no
  * carve-out in its parameters, and a cache preference is the function's)
@@ -694,8 +701,7 @@ CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const 
 {
     char err[512];
     unsigned block[3];
-    int settled = !ch->guarded || !gt.run.guard || ch->guard.verdict == GT_GUARD_KEPT;
-    if ((!settled && use != GT_NODE_CHECKED) || !ch->rebuild || gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
+    if ((!gt_plan_settled(ch) && use != GT_NODE_CHECKED) || !ch->rebuild || gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
         return NULL;
     struct gt_variant *v;
     if (use == GT_NODE_AS_IS) {
@@ -724,9 +730,8 @@ int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_hand
     struct gt_geom g;
     char err[512];
     unsigned block[3];
-    int settled = !ch->guarded || !gt.run.guard || ch->guard.verdict == GT_GUARD_KEPT;
     int knobs_only = !ch->rebuild;
-    if (!settled || (knobs_only && ch->knobs.cache != GT_CACHE_DEFAULT) ||
+    if (!gt_plan_settled(ch) || (knobs_only && ch->knobs.cache != GT_CACHE_DEFAULT) ||
         (knobs_only && atomic_load_explicit(&hd->cache_now, memory_order_relaxed) != GT_CACHE_DEFAULT) ||
         gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0)
         return 0;

@@ -98,6 +98,7 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
                                    const struct gt_geom *g);
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_plan_runs(const struct gt_choice *ch);
+int gt_plan_settled(const struct gt_choice *ch);
 /* What a kernel node may get (gt_plan_node_function). */
 enum gt_node_use {
     GT_NODE_AS_IS,   /* a settled configuration whose variant is loaded already (the application's node
