@@ -119,6 +119,16 @@ int main(void)
     gt_jit_build(&jit, NULL, &p2);
     ok(p1.ok && regs_of(&p1, "touch") > 0, "nvJitLink builds PTX");
     ok(p2.ok, "with a register limit and a load cache mode");
+    /* Triton's PTX for an H100 targets sm_90a, which links only for sm_90a. */
+    char ptx90a[sizeof ptx + 1];
+    const char *target = strstr(ptx, "sm_80");
+    snprintf(ptx90a, sizeof ptx90a, "%.*ssm_90a%s", (int)(target - ptx), ptx, target + 5);
+    struct gt_jit_job pa = {.input = GT_JIT_PTX, .text = ptx90a, .name = "touch.ptx", .nlink_options = 2,
+                            .link_options = reg, .arch = 90};
+    gt_jit_build(&jit, NULL, &pa);
+    ok(pa.ok && regs_of(&pa, "touch") > 0, "PTX for sm_90a builds for its own target");
+    if (!pa.ok)
+        diag("%s", pa.log ? pa.log : "(no log)");
     struct gt_jit_job p3 = {.input = GT_JIT_PTX, .text = ".version 8.0\n.target sm_80\n.entry broken(\n", .name = "x.ptx", .arch = 90};
     gt_jit_build(&jit, NULL, &p3);
     ok(!p3.ok && p3.log && *p3.log, "a PTX error gives no cubin and a log");

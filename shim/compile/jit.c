@@ -231,16 +231,30 @@ struct gt_key gt_jit_key(const struct gt_jit *j, const struct gt_jit_job *job)
 }
 
 /* A copy of n options with the architecture appended. */
-static const char **with_arch(const char *const *options, int n, const char *flag, int arch, char *buf, size_t cap)
+static const char **with_arch(const char *const *options, int n, const char *flag, int arch, const char *suffix,
+                              char *buf, size_t cap)
 {
     const char **opts = gt_malloc((size_t)(n + 1) * sizeof *opts);
     if (!opts)
         return NULL;
     for (int i = 0; i < n; i++)
         opts[i] = options[i];
-    snprintf(buf, cap, "%s%d", flag, arch);
+    snprintf(buf, cap, "%s%d%s", flag, arch, suffix);
     opts[n] = buf;
     return opts;
+}
+
+/* The suffix of the PTX's target ("a" for sm_90a, "f" for sm_100f, else
+ * ""): PTX for an architecture-specific or family target links only for a
+ * target of the same kind (Triton writes sm_90a for an H100). */
+static const char *target_suffix(const char *ptx)
+{
+    const char *t = strstr(ptx, ".target sm_");
+    if (!t)
+        return "";
+    t += strlen(".target sm_");
+    t += strspn(t, "0123456789");
+    return *t == 'a' ? "a" : *t == 'f' ? "f" : "";
 }
 
 /* `log` if the getter that filled it succeeded, else NULL (and freed). */
@@ -292,7 +306,7 @@ void gt_jit_nvrtc(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_ji
 static int source_to_ptx(struct gt_jit *j, struct gt_jit_job *job)
 {
     char arch[48];
-    const char **opts = with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, arch, sizeof arch);
+    const char **opts = with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, "", arch, sizeof arch);
     if (!opts) {
         job->log = gt_strdup("out of memory");
         return -1;
@@ -318,7 +332,8 @@ static int ptx_to_cubin(struct gt_jit *j, struct gt_jit_job *job, const char *pt
     int ok = 0;
     nvJitLinkHandle h;
     char arch[32];
-    const char **opts = with_arch(job->link_options, job->nlink_options, "-arch=sm_", job->arch, arch, sizeof arch);
+    const char **opts = with_arch(job->link_options, job->nlink_options, "-arch=sm_", job->arch, target_suffix(ptx), arch,
+                                  sizeof arch);
     if (!opts || j->link.create(&h, (uint32_t)job->nlink_options + 1, opts) != NVJITLINK_SUCCESS) {
         free(opts);
         free(job->log);
