@@ -39,6 +39,14 @@ check "  its PTX is found beside it" \
     grep -q "image: file cubin, [0-9]* bytes, ptx 90, sass 90, PTX from $TMP/triton/c0de/scale.ptx" "$TMP/bypath.log"
 check "  the exit table says so" grep -q "file:cubin  *compute_90+triton  *scale" "$TMP/bypath.log"
 
+mkdir -p "$TMP/broken/dead"
+cp "$F/kernels.cubin" "$TMP/broken/dead/scale.cubin"
+sed '0,/ret;/s//not_an_instruction;/' "$F/kernels.ptx" >"$TMP/broken/dead/scale.ptx"
+is "$(GPUTUNE_SET='budget.trials=64' load "$TMP/broken" broken)" "minirt: done" "PTX beside the cubin that does not build"
+check "  the session's line says why its candidates could not be tried" grep -q \
+    "kernel scale: launch .* tuned in .* trials ([1-9][0-9]* invalid, the first '[^']*': building from .* failed: .*, 0 computed" \
+    "$TMP/broken.log"
+
 cp "$F/kernels.cubin" "$TMP/other.cubin"
 printf 'X' | dd of="$TMP/other.cubin" bs=1 seek=200 conv=notrunc 2>/dev/null
 rm -rf "$TMP/triton/c0de"

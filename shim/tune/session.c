@@ -474,6 +474,9 @@ static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, 
     if (gt_plan_geometry(s->p, c->cfg, s->c, &s->geom, why, sizeof why) != 0 ||
         (c->rebuild && gt_trial_load(s, c, built, &v, &plain, why, sizeof why) != 0)) {
         gt_debug("kernel %s: '%s' not tried: %s", s->p->shown, cfgtext, why);
+        if (!s->invalid_why[0] && /* its first line, cut where it must be */
+            snprintf(s->invalid_why, sizeof s->invalid_why, "'%s': %.*s", cfgtext, (int)strcspn(why, "\n"), why) < 0)
+            s->invalid_why[0] = '\0';
         if (!quiet)
             record(s, cfgtext, "invalid", -1, c->build_s, NULL);
         return GT_TRIAL_INVALID;
@@ -906,9 +909,12 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         char estimated[64] = "";
         if (s.estimates)
             snprintf(estimated, sizeof estimated, "; %ld variant%s estimated", s.estimates, s.estimates == 1 ? "" : "s");
-        gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid, %ld computed another result, %ld cut "
+        char invalid[sizeof s.invalid_why + 16] = "";
+        if (s.invalid && s.invalid_why[0])
+            snprintf(invalid, sizeof invalid, ", the first %s", s.invalid_why);
+        gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid%s, %ld computed another result, %ld cut "
                 "short%s): %s %.2f us against %.2f us, %.2fx%s",
-                p->shown, signature, now() - t0, s.trials, s.invalid, s.verify_failures, s.aborted, estimated,
+                p->shown, signature, now() - t0, s.trials, s.invalid, invalid, s.verify_failures, s.aborted, estimated,
                 winner >= 0 ? config : "the original", best, baseline, baseline / best,
                 cut ? "; the process's tuning budget ran out before its trials were done, so it serves this run only "
                       "and a later run tunes it whole" : "");

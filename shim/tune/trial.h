@@ -46,6 +46,7 @@ struct gt_session {
     struct gt_knobs knobs;      /* that function's launch-time knobs, when no variant runs */
     struct gt_geom geom;        /* and its geometry */
     long trials, invalid, verify_failures, aborted, estimates;
+    char invalid_why[200];     /* why the first candidate that could not be tried could not */
     long skewed;               /* trials whose run with the watchdog's checks read GT_TRIAL_SKEW off their time */
     double base_us;            /* the original's time */
     struct gt_strategy *strategy;
