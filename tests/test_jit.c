@@ -199,7 +199,7 @@ int main(void)
     is_int(built, 8, "and succeeds");
     gt_pool_stop(&pool);
 
-    struct gt_jit_job *all[] = {&a, &b, &c, &bad, &p1, &p2, &p3, &s1, &s2, &s3};
+    struct gt_jit_job *all[] = {&a, &b, &c, &bad, &p1, &p2, &pa, &p3, &s1, &s2, &s3};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         gt_jit_job_clear(all[i]);
     for (int i = 0; i < 8; i++)

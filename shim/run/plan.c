@@ -346,16 +346,18 @@ long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
     return at;
 }
 
-/* Signatures from geometry alone, as this thread made them last, a few
- * geometries at once: an application's launches cycle through a handful of
- * geometries, and the text and its hash cost more than the rest of a
- * planned launch's path. */
-#define RECENT 16
+/* Signatures from geometry alone, as this thread made them last, many
+ * geometries at once: the text and its hash cost more than the rest of a
+ * planned launch's path, and a framework's launches cycle through a
+ * hundred geometries or more (a resnet18 training step: over 100, across
+ * its kernels).  Texts too long for a slot are made at every launch. */
+#define RECENT 256
+#define RECENT_TEXT 64
 static _Thread_local struct recent {
     struct gt_geom g;
+    uint32_t len; /* 0: none yet */
     uint64_t hash;
-    size_t len; /* 0: none yet */
-    char text[GT_PLAN_SIGNATURE_MAX];
+    char text[RECENT_TEXT];
 } recent[RECENT];
 
 static struct recent *recent_slot(const struct gt_geom *g)
@@ -395,7 +397,7 @@ int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t
     if (plain && len < sizeof last->text) {
         last->g = c->g;
         last->hash = *hash;
-        last->len = len;
+        last->len = (uint32_t)len;
         memcpy(last->text, text, len + 1);
     }
     return 0;
