@@ -106,6 +106,13 @@ check "  the replays alternate and judge it" grep -q \
     "$TMP/gjudge.log"
 is "$(grep -h '^guard = ' "$TMP"/graph8/*.ini)" "guard = kept 1.250" "  the verdict goes to the cache file"
 is "$(graph run 8 gjudged)" "copy module 8x256;" "  and the next run puts it into the graph at instantiation"
+rm -rf "$TMP/graph9"
+cp -r "$TMP/graph1" "$TMP/graph9"
+sed -i '/^guard = /d' "$TMP"/graph9/*.ini
+is "$(FAKECUDA_FAIL=cuStreamSynchronize,cuStreamSynchronize_ptsz,cuEventSynchronize,cuMemcpyDtoDAsync_v2,cuMemcpyDtoD_v2 graph online 9 gonline)" \
+    "copy function 8x256;copy module 8x256;" "online mode judges it on the replays the same way"
+check "  without a session (the synchronizing calls fail here, and nothing says so)" sh -c \
+    "grep -q 'its replays take 200.00 us against 250.00 us .*kept' '$TMP/gonline.log' && ! grep -q ' warn: \| error: \|tuned in' '$TMP/gonline.log'"
 
 is "$(FAKECUDA_MODULE_APP_MS=0.3 graph tune 2 gslow)" "copy function 8x256;copy module 8x256;" \
     "where the winner of the trials makes the replays slower"

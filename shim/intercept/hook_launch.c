@@ -34,12 +34,13 @@ static CUresult watched(const struct gt_call *c, unsigned flags)
     return r;
 }
 
-/* In tune mode every launch waits while another thread runs a session. */
+/* In the modes that run sessions every launch waits while another thread
+ * runs one. */
 static CUresult launch(const struct gt_call *c, unsigned flags)
 {
     if (gt.mode == GT_MODE_OFF)
         return gt_call_launch(c, c->f, &c->g);
-    if (gt.mode == GT_MODE_RUN)
+    if (gt.mode == GT_MODE_RUN || gt.mode == GT_MODE_ONLINE)
         return watched(c, flags);
     gt_session_enter();
     CUresult r = watched(c, flags);

@@ -517,10 +517,10 @@ static int node_call(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thre
     return gt_plan_signature(n->p, &n->c, &n->sig, n->signature, sizeof n->signature);
 }
 
-/* Not tuned yet, and tune mode would tune it. */
+/* Not tuned yet, and tune mode would tune it (online mode runs no session). */
 static int untuned(struct gt_node *n)
 {
-    return n->p->tune && !gt_plan_find(n->p, n->sig) && !gt_plan_is_done(n->p, n->sig);
+    return gt.mode == GT_MODE_TUNE && n->p->tune && !gt_plan_find(n->p, n->sig) && !gt_plan_is_done(n->p, n->sig);
 }
 
 int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in)
@@ -530,7 +530,7 @@ int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in)
         return 0;
     pthread_mutex_lock(&n.p->lock);
     struct gt_choice *ch = gt_plan_find(n.p, n.sig);
-    int yes = (gt.mode == GT_MODE_TUNE && untuned(&n)) ||
+    int yes = untuned(&n) ||
               (ch && ch->rebuild && gt_plan_runs(ch) && !gt_plan_settled(ch));
     pthread_mutex_unlock(&n.p->lock);
     return yes;
