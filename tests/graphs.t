@@ -106,6 +106,15 @@ check "  the replays alternate and judge it" grep -q \
     "$TMP/gjudge.log"
 is "$(grep -h '^guard = ' "$TMP"/graph8/*.ini)" "guard = kept 1.250" "  the verdict goes to the cache file"
 is "$(graph run 8 gjudged)" "copy module 8x256;" "  and the next run puts it into the graph at instantiation"
+for f in cuGraphClone cuGraphExecUpdate_v2 cuEventRecord; do
+    rm -rf "$TMP/graph10"
+    cp -r "$TMP/graph1" "$TMP/graph10"
+    sed -i '/^guard = /d' "$TMP"/graph10/*.ini
+    FAKECUDA_FAIL=$f graph run 10 gfail10 >/dev/null
+    check "run mode, $f failing: the replays run as the application made them" sh -c \
+        "! grep -q 'its replays take' '$TMP/gfail10.log' && ! grep -q ' warn: \| error: ' '$TMP/gfail10.log'"
+    is "$(grep -h '^guard = ' "$TMP"/graph10/*.ini)" "" "  and no verdict is written"
+done
 rm -rf "$TMP/graph9"
 cp -r "$TMP/graph1" "$TMP/graph9"
 sed -i '/^guard = /d' "$TMP"/graph9/*.ini

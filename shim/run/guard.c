@@ -102,8 +102,8 @@ int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot)
 
 void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thread)
 {
-    if (slot->timed)
-        (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(slot->ev[end], s);
+    if (slot->timed && (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(slot->ev[end], s) != CUDA_SUCCESS)
+        slot->unrecorded = 1;
 }
 
 static int add_time(struct gt_guard *g, int variant, double us)
@@ -125,7 +125,8 @@ static void read_done(struct gt_guard *g)
             CUresult r = gt.drv.cuEventQuery(s->ev[1]);
             if (r == CUDA_ERROR_NOT_READY)
                 return;
-            if (r != CUDA_SUCCESS || gt.drv.cuEventElapsedTime_v2(&ms, s->ev[0], s->ev[1]) != CUDA_SUCCESS ||
+            if (r != CUDA_SUCCESS || s->unrecorded ||
+                gt.drv.cuEventElapsedTime_v2(&ms, s->ev[0], s->ev[1]) != CUDA_SUCCESS ||
                 ms <= 0 || add_time(g, s->variant, ms * 1e3) != 0) {
                 g->broken = 1;
                 return;

@@ -12,6 +12,7 @@ enum gt_guard_verdict { GT_GUARD_CHECKING, GT_GUARD_KEPT, GT_GUARD_DROPPED };
 struct gt_guard_slot {
     int variant;        /* 1: the configuration, 0: the original */
     int timed;          /* 0: a warm-up launch, not timed */
+    int unrecorded;     /* an event of it could not be recorded: no time will come */
     CUevent ev[2];
 };
 
