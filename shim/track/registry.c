@@ -428,7 +428,7 @@ static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t
         if (k->ngeoms < k->capgeoms)
             k->geoms[k->ngeoms++] = *g;
     }
-    atomic_store_explicit(&k->last_geom, f, memory_order_relaxed);
+    atomic_store_explicit(&k->seen_geoms[f % GT_SEEN_GEOMS], f, memory_order_relaxed);
     pthread_mutex_unlock(&k->lock);
 }
 
@@ -445,7 +445,7 @@ void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_e
     if (atomic_load_explicit(&k->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
     uint64_t f = geom_fingerprint(g);
-    if (atomic_load_explicit(&k->last_geom, memory_order_relaxed) != f)
+    if (atomic_load_explicit(&k->seen_geoms[f % GT_SEEN_GEOMS], memory_order_relaxed) != f)
         note_geometry(k, g, f);
 }
 

@@ -2,6 +2,8 @@
 #ifndef GT_REGISTRY_H
 #define GT_REGISTRY_H
 
+#define GT_SEEN_GEOMS 32 /* a kernel's geometries known without its lock, a few dozen at once */
+
 #include "image.h"
 #include "map.h"
 #include "recipe.h"
@@ -46,7 +48,7 @@ struct gt_kernel {
     atomic_ulong nodes;      /* graph kernel nodes given a variant (launch/apply.c: gt_apply_node) */
     atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
     struct gt_plan *plan;
-    _Atomic uint64_t last_geom; /* fingerprint of the last geometry seen */
+    _Atomic uint64_t seen_geoms[GT_SEEN_GEOMS]; /* fingerprints of geometries recorded, by f % GT_SEEN_GEOMS */
     atomic_int nparams;      /* -1 until the first launch asks the driver */
     pthread_mutex_t lock;    /* guards geoms and params */
     struct gt_geom *geoms;
