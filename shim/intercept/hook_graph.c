@@ -69,13 +69,13 @@ CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph graph, CUD
 }
 
 /* As a kernel launch does, a graph's launch waits while another thread's
- * session runs (tune mode); in any mode it may be one whose replays are
- * being judged (launch/graphs.c). */
+ * session runs (the modes with sessions); in any mode it may be one whose
+ * replays are being judged (launch/graphs.c). */
 static CUresult graph_launch(CUgraphExec exec, CUstream s, int per_thread)
 {
     if (gt.mode == GT_MODE_OFF)
         return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
-    if (gt.mode != GT_MODE_TUNE)
+    if (!gt_session_mode())
         return gt_graphs_launch(exec, s, per_thread);
     gt_session_enter();
     CUresult r = gt_graphs_launch(exec, s, per_thread);

@@ -40,7 +40,7 @@ static CUresult launch(const struct gt_call *c, unsigned flags)
 {
     if (gt.mode == GT_MODE_OFF)
         return gt_call_launch(c, c->f, &c->g);
-    if (gt.mode == GT_MODE_RUN || gt.mode == GT_MODE_ONLINE)
+    if (!gt_session_mode())
         return watched(c, flags);
     gt_session_enter();
     CUresult r = watched(c, flags);

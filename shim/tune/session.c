@@ -73,7 +73,12 @@
 
 /* ---- serializing launches while a session runs ---- */
 
-/* Entered by every launch in tune mode: waits while another thread tunes. */
+int gt_session_mode(void)
+{
+    return gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE;
+}
+
+/* Entered by every launch in those modes: waits while another thread tunes. */
 void gt_session_enter(void)
 {
     for (;;) {

@@ -9,6 +9,9 @@
 
 struct gt_plan;
 
+/* Whether the mode runs sessions (tune, retune), so that every launch,
+ * a graph's too, passes gt_session_enter and gt_session_leave. */
+int gt_session_mode(void);
 void gt_session_enter(void);
 void gt_session_leave(void);
 /* Tunes launch c's signature, then runs c with the winner into *r
