@@ -360,21 +360,13 @@ static _Thread_local struct recent {
     char text[RECENT_TEXT];
 } recent[RECENT];
 
-static struct recent *recent_slot(const struct gt_geom *g)
-{
-    unsigned h = g->smem;
-    for (int i = 0; i < 3; i++)
-        h = h * 31u + g->grid[i] * 7u + g->block[i];
-    return &recent[(h ^ h >> 7) % RECENT];
-}
-
 /* The launch's signature: its geometry and the section's signature values. */
 int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap)
 {
     int64_t extra[GT_CACHE_MAX_EXTRA] = {0};
     int n = 0;
     int plain = !p->sec || !p->sec->nsignature;
-    struct recent *last = recent_slot(&c->g);
+    struct recent *last = &recent[gt_reg_geom_fingerprint(&c->g) % RECENT];
     if (plain && last->len && last->len < cap && !memcmp(&last->g, &c->g, sizeof last->g)) {
         memcpy(text, last->text, last->len + 1);
         *hash = last->hash;

@@ -397,10 +397,10 @@ void gt_reg_learn_params(struct gt_handle *hd)
     pthread_mutex_unlock(&k->lock);
 }
 
-/* Tells a launch's geometry from the last one's at every launch, so it is
- * a few multiplies, not a hash of the bytes (a collision, at odds of about
- * 2^-64, only leaves a geometry out of the report's count). */
-static uint64_t geom_fingerprint(const struct gt_geom *g)
+/* Tells launches' geometries apart at every launch, so it is a few
+ * multiplies, not a hash of the bytes (a collision, at odds of about 2^-64,
+ * only leaves a geometry out of the report's count). */
+uint64_t gt_reg_geom_fingerprint(const struct gt_geom *g)
 {
     const uint64_t m = 0x9e3779b97f4a7c15ULL;
     uint64_t f = ((uint64_t)g->grid[0] << 32 | g->grid[1]) * m;
@@ -444,7 +444,7 @@ void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_e
         atomic_fetch_add_explicit(&k->applied, 1, memory_order_relaxed);
     if (atomic_load_explicit(&k->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
-    uint64_t f = geom_fingerprint(g);
+    uint64_t f = gt_reg_geom_fingerprint(g);
     if (atomic_load_explicit(&k->seen_geoms[f % GT_SEEN_GEOMS], memory_order_relaxed) != f)
         note_geometry(k, g, f);
 }
