@@ -306,7 +306,8 @@ void gt_jit_nvrtc(struct gt_jit *j, const struct gt_jit_rtc_in *in, struct gt_ji
 static int source_to_ptx(struct gt_jit *j, struct gt_jit_job *job)
 {
     char arch[48];
-    const char **opts = with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, "", arch, sizeof arch);
+    const char **opts =
+        with_arch(job->options, job->noptions, "--gpu-architecture=compute_", job->arch, "", arch, sizeof arch);
     if (!opts) {
         job->log = gt_strdup("out of memory");
         return -1;

@@ -8,13 +8,14 @@
  * yet (a framework launches a kernel a few times, then captures it) is
  * judged here, per executable graph:
  *   1. at instantiation, if a kernel node's signature may still be tuned
- *      or its variant is still to be judged, the graph is cloned: the application may destroy its own graph right
- *      after (as PyTorch does), and an executable graph is updated only
- *      from a graph of the same shape (cuGraphExecUpdate);
+ *      or its variant is still to be judged, the graph is cloned: the
+ *      application may destroy its own graph right after (as PyTorch
+ *      does), and an executable graph is updated only from a graph of the
+ *      same shape (cuGraphExecUpdate);
  *   2. its first launch runs as it is, so every buffer the nodes read holds
  *      what a replay leaves there;
- *   3. at its second launch each node still to be tuned gets a session of its own,
- *      outside the graph, as a direct launch of the same call would
+ *   3. at its second launch each node still to be tuned gets a session of
+ *      its own, outside the graph, as a direct launch of the same call would
  *      (apply.c: gt_apply_tune_node; its buffers are at fixed addresses, the
  *      session saves and restores them and launches nothing of the
  *      application's); a copy of the clone with the settled configurations

@@ -102,7 +102,8 @@ int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot)
 
 void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thread)
 {
-    if (slot->timed && (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(slot->ev[end], s) != CUDA_SUCCESS)
+    PFN_cuEventRecord_v2000 record = per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord;
+    if (slot->timed && record(slot->ev[end], s) != CUDA_SUCCESS)
         slot->unrecorded = 1;
 }
 

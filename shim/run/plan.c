@@ -695,7 +695,8 @@ CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const 
 {
     char err[512];
     unsigned block[3];
-    if ((!gt_plan_settled(ch) && use != GT_NODE_CHECKED) || !ch->rebuild || gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
+    if ((!gt_plan_settled(ch) && use != GT_NODE_CHECKED) || !ch->rebuild ||
+        gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
         return NULL;
     struct gt_variant *v;
     if (use == GT_NODE_AS_IS) {

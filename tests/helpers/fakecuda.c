@@ -649,8 +649,8 @@ CUresult cuKernelSetCacheConfig(CUkernel k, CUfunc_cache c, CUdevice d)
     return set_cache(k, c);
 }
 
-/* Device memory is host memory here, which is all the tracker needs. */
-/* FAKECUDA_ADJACENT=1: allocations are carved downwards from one block,
+/* Device memory is host memory here, which is all the tracker needs.
+ * FAKECUDA_ADJACENT=1: allocations are carved downwards from one block,
  * each ending where the one before starts, as the real driver often places
  * them; what does not fit is the host's as usual. */
 static unsigned char adjacent[16 << 20] __attribute__((aligned(256)));

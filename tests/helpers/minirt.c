@@ -346,7 +346,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
             copies = atoi(argv[++i]);
         if ((strcmp(argv[i], "--cubin") == 0 || strcmp(argv[i], "--cubin-path") == 0) && i + 1 < argc) {
-            by_path = argv[i][7] == '-';
+            by_path = strcmp(argv[i], "--cubin-path") == 0;
             cubin = argv[++i];
         }
         if (strcmp(argv[i], "--ptsz") == 0)
