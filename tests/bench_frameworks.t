@@ -20,7 +20,7 @@ mkdir "$TMP/stubs"
 for m in numpy torch jax cupy triton; do
     echo 'raise ImportError("stubbed out")' >"$TMP/stubs/$m.py"
 done
-for wl in mlp resnet18 compile_block graphs triton jax cupy; do
+for wl in mlp resnet18 compile_block graphs triton triton_graphs jax cupy; do
     "$PY" "$B/${wl}_workload.py" >"$TMP/$wl.usage" 2>&1
     is "$?" 2 "$wl: no OUTPUT: exit status 2"
     check "$wl: and its usage" grep -q "^usage: ${wl}_workload.py OUTPUT" "$TMP/$wl.usage"

@@ -16,7 +16,8 @@ are deterministic.
 """
 import fwbench
 
-OUT = fwbench.output_path(__doc__)
+if __name__ == "__main__":
+    OUT = fwbench.output_path(__doc__)
 torch = fwbench.import_torch()
 triton = fwbench.import_module("triton")
 tl = fwbench.import_module("triton.language")
@@ -75,7 +76,8 @@ def matmul_into(c, a, b):
                      BM=BM, BN=BN, BK=BK, GROUP=GROUP, num_warps=4, num_stages=3)
 
 
-def build():
+def iteration():
+    """The inputs, one iteration over them and the outputs: (step, outputs)."""
     torch.manual_seed(3)
     cases = []
     for rows, width in CASES:
@@ -91,7 +93,13 @@ def build():
     def outputs():
         return [fwbench.digest(fwbench.torch_bytes(s)) for s, _, _ in cases]
 
+    return step, outputs
+
+
+def build():
+    step, outputs = iteration()
     return step, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, groups=15, per_group=100)
+if __name__ == "__main__":
+    fwbench.run(OUT, build, groups=15, per_group=100)
