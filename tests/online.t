@@ -58,4 +58,38 @@ gets no more turns" "$TMP/hopeless.log")" 3 "  that knob gets no more turns afte
 is "$(grep -c "kernel saxpy.* tuned online over 14 launches: the original" "$TMP/hopeless.log")" 3 \
     "  so its three other turns are the application's own launches, untimed"
 
+# Knobs that need a variant (a register limit here) are built from the
+# kernel's PTX on the shim's threads while the application's launches run
+# the original, then take their turns like the others; the stand-in driver
+# times a variant at FAKECUDA_MODULE_APP_MS on the application's stream.
+cat >"$TMP/copy.ini" <<'INI'
+[kernel "copy"]
+maxrreg = default, 32, 64
+INI
+online_copies() {
+    GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off GPUTUNE_MODE=$1 GPUTUNE_LOG=debug \
+        GPUTUNE_LOG_FILE="$TMP/$2.log" GPUTUNE_CACHE_DIR="$TMP/cache$3" shim "$H/minirt" --copies 1500 --pace 2
+}
+out=$(FAKECUDA_FAIL=$NOSYNC FAKECUDA_MODULE_APP_MS=0.2 online_copies online var var)
+is "$out" "minirt: done" "online mode, a register limit to try: the application runs"
+check "  both variants are tried, four turns each, and the faster kept" grep -q \
+    "kernel copy: launch grid=8,1,1 block=256,1,1 smem=0 tuned online over 13 launches: maxrreg=32 200.00 us against 250.00 us, 1.25x" \
+    "$TMP/var.log"
+check "  then checked by the guard" grep -q "'maxrreg=32' is 1.25x as fast as the original .*; kept" "$TMP/var.log"
+is "$(grep -c 'variant built' "$TMP/var.log")" 0 "  the guard runs the variant the turns ran: no second build"
+is "$(grep ' warn: \| error: ' "$TMP/var.log")" "" "  without a synchronization or a copy of the shim's own"
+check "  the cache file names the variant's cubin in the store" grep -q '^cubin = [0-9a-f]\{32\}$' "$TMP"/cachevar/minirt-*.ini
+check "  which is there" sh -c "ls '$TMP'/cachevar/cubins/* >/dev/null 2>&1 || ls -R '$TMP'/cachevar | grep -q '[0-9a-f]\{32\}'"
+out=$(FAKECUDA_MODULE_APP_MS=0.2 GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off GPUTUNE_MODE=run GPUTUNE_LOG=debug \
+    GPUTUNE_LOG_FILE="$TMP/varrun.log" GPUTUNE_CACHE_DIR="$TMP/cachevar" shim "$H/minirt" --copies 20)
+check "a later run in run mode applies it, out of the store" grep -q "runs 'maxrreg=32' from the cache" "$TMP/varrun.log"
+check "  without building it again" sh -c "! grep -q 'building it' '$TMP/varrun.log'"
+
+out=$(FAKECUDA_FAIL=$NOSYNC,cuModuleLoadData FAKECUDA_MODULE_APP_MS=0.2 online_copies online varfail varfail)
+is "$out" "minirt: done" "variants that cannot be loaded: the application runs"
+check "  each says why, at debug" grep -q "kernel copy: online, 'maxrreg=32' cannot be tried: cuModuleLoadData failed" \
+    "$TMP/varfail.log"
+check "  and gives its turns back: the original stays" grep -q \
+    "kernel copy: .* tuned online over 5 launches: the original 250.00 us against 250.00 us, 1.00x" "$TMP/varfail.log"
+
 done_testing

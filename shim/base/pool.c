@@ -94,6 +94,15 @@ void gt_pool_wait(struct gt_pool *p, struct gt_task *t)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Whether t has finished, without waiting. */
+int gt_pool_done(struct gt_pool *p, struct gt_task *t)
+{
+    pthread_mutex_lock(&p->lock);
+    int done = t->done;
+    pthread_mutex_unlock(&p->lock);
+    return done;
+}
+
 /* The first of `tasks` found finished (NULL entries are skipped), waiting
  * until one is; NULL if all entries are NULL. */
 struct gt_task *gt_pool_wait_any(struct gt_pool *p, struct gt_task *const *tasks, int n)

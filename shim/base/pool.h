@@ -25,6 +25,7 @@ int gt_pool_jobs(int jobs);
 int gt_pool_start(struct gt_pool *p, int nthreads);
 void gt_pool_submit(struct gt_pool *p, struct gt_task *t);
 void gt_pool_wait(struct gt_pool *p, struct gt_task *t);
+int gt_pool_done(struct gt_pool *p, struct gt_task *t);
 struct gt_task *gt_pool_wait_any(struct gt_pool *p, struct gt_task *const *tasks, int n);
 void gt_pool_stop(struct gt_pool *p);
 

@@ -29,6 +29,7 @@
 #include "errmsg.h"
 #include "rtcworker.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,16 @@ static void say_opened(const struct gt_jit *j)
     j->opened(0, msg);
 }
 
+/* The compilers' exit handlers free what a build in flight on a pool
+ * thread is using (online mode leaves builds running while the application
+ * goes on, and it may exit at any time): exit waits for those builds and
+ * holds off any later one.  Registered once the compilers are loaded, so
+ * that it runs before the handlers their loading registered. */
+static void hold_at_exit(void)
+{
+    pthread_rwlock_wrlock(&building);
+}
+
 static void open_locked(struct gt_jit *j)
 {
     char why[400];
@@ -159,6 +170,9 @@ static void open_locked(struct gt_jit *j)
         j->nvrtc_version = major * 1000 + minor * 10;
         j->jitlink_version = jitlink_version(j);
         j->state = 1;
+        static atomic_int registered;
+        if (!atomic_exchange(&registered, 1))
+            atexit(hold_at_exit);
     }
     say_opened(j);
 }

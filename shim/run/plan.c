@@ -634,13 +634,7 @@ static void verdict(struct gt_plan *p, const struct gt_choice *ch)
 static CUresult run_config(struct gt_choice *ch, struct gt_variant *v, struct gt_handle *hd,
                            const struct gt_call *c, const struct gt_geom *g)
 {
-    if (!v)
-        return gt_direct_launch(hd, c, &ch->knobs, g);
-    int per_thread = gt_call_per_thread(c);
-    gt_variant_mirror(v, c->s, per_thread, 0);
-    CUresult r = gt_call_launch(c, v->fn, g);
-    gt_variant_mirror(v, c->s, per_thread, 1);
-    return r;
+    return v ? gt_variant_launch(v, c, g) : gt_direct_launch(hd, c, &ch->knobs, g);
 }
 
 /* Runs the launch with the choice's configuration (or, while its guard

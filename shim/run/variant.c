@@ -10,6 +10,7 @@
  * stream, so the application sees one set of variables whichever module ran. */
 #include "variant.h"
 #include "alloc.h"
+#include "call.h"
 #include "modvars.h"
 #include "state.h"
 
@@ -117,6 +118,17 @@ int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size
         gt_debug("kernel %s: its variant has its own copies of %d module variables, copied at each launch", kernel,
                  v->nvars);
     return 0;
+}
+
+/* Launch c with the variant's function and geometry g, its module
+ * variables mirrored around it. */
+CUresult gt_variant_launch(const struct gt_variant *v, const struct gt_call *c, const struct gt_geom *g)
+{
+    int per_thread = gt_call_per_thread(c);
+    gt_variant_mirror(v, c->s, per_thread, 0);
+    CUresult r = gt_call_launch(c, v->fn, g);
+    gt_variant_mirror(v, c->s, per_thread, 1);
+    return r;
 }
 
 /* Copies the original's variables into the variant's (back == 0) or the

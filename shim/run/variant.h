@@ -26,6 +26,8 @@ struct gt_variant {
 int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size, const char *kernel,
                     const struct gt_handle *orig, const struct gt_knobs *knobs, int arch, char *err, size_t errlen);
 void gt_variant_mirror(const struct gt_variant *v, CUstream s, int per_thread, int back);
+struct gt_call;
+CUresult gt_variant_launch(const struct gt_variant *v, const struct gt_call *c, const struct gt_geom *g);
 void gt_variant_unload(struct gt_variant *v);
 CUmodule gt_variant_original(const struct gt_handle *orig);
 

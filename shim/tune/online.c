@@ -2,20 +2,28 @@
  *
  * GPUTUNE_MODE=online tunes only what cannot change results, so that
  * nothing has to be saved, restored or checked: the configurations of a
- * signature's space that change launch-time knobs alone (cache
- * preference, shared-memory carve-out), run on the application's own
- * function (run/direct.c), one knob away from the default.  These and the
- * original take turns on the signature's own launches: after one untimed
- * launch, ROUNDS rounds in rotating order, each launch timed by two events
- * on the application's stream and read later without waiting.  Nothing is
- * synchronized and no other thread is held; the launches being tried pass
- * one at a time through this module's lock.  Once every time is read the
- * fastest by median becomes the signature's choice and is written to the
- * cache file, and the guard (run/guard.c) then checks it against the
+ * signature's space one knob away from the default, for the knobs that
+ * leave the kernel's arithmetic alone.  Cache preference and carve-out run
+ * on the application's own function (run/direct.c); a register limit, a
+ * load cache mode, launch bounds or a minimum of blocks per SM need a
+ * variant, built from the kernel's PTX or source on the pool of worker
+ * threads while the launches run the original, then loaded (a host call,
+ * no synchronization) and launched as run mode launches it, its module
+ * variables mirrored on the application's stream.  A kernel with neither
+ * PTX nor source tries the launch-time knobs alone.  Once every build has
+ * ended, the candidates and the original take turns on the signature's own
+ * launches: after one untimed launch, ROUNDS rounds in rotating order,
+ * each launch timed by two events on the application's stream and read
+ * later without waiting.  Nothing is synchronized and no other thread is
+ * held; the launches being tried pass one at a time through this module's
+ * lock.  Once every time is read the fastest by median becomes the
+ * signature's choice and is written to the cache file (a variant's cubin
+ * to the store), and the guard (run/guard.c) then checks it against the
  * original on the launches that follow, as it checks any applied
  * configuration.  A signature with K candidates besides the original is
- * decided after at most 1 + (K + 1) * ROUNDS launches and the reads that
- * follow: a candidate found hopeless gives its turns back. */
+ * decided after at most 1 + (K + 1) * ROUNDS launches once its builds have
+ * ended, and the reads that follow: a candidate found hopeless, or whose
+ * build failed, gives its turns back. */
 #include "online.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -24,8 +32,13 @@
 #include "hash.h"
 #include "median.h"
 #include "plan.h"
+#include "pool.h"
+#include "recipe.h"
 #include "registry.h"
+#include "session.h"
 #include "state.h"
+#include "store.h"
+#include "variant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +56,12 @@ struct arm {
     double us[ROUNDS];
     int n;
     int hopeless; /* its turns go to the original, untimed */
+    int rebuild;  /* needs a variant: */
+    int building; /*   its build is on the pool */
+    struct gt_variant_job vj;
+    struct gt_task task;
+    struct gt_variant *v; /* loaded; what the arm launches */
+    char key[33];         /* its cubin's key in the store */
 };
 
 struct slot {
@@ -59,6 +78,7 @@ struct gt_online {
     int nslots, issued, read;
     int launched; /* slots that launched (an arm's turn after it is found hopeless does not) */
     int broken;  /* an event or a launch failed: the original stays */
+    int building; /* arms whose builds have not ended */
     int decided;
 };
 
@@ -71,14 +91,14 @@ static void online_free(struct gt_online *o)
     free(o);
 }
 
-/* Adds cfg as an arm when it only changes launch-time knobs and the
- * space's constraints allow it for this launch. */
-static int add_arm(struct gt_online *o, const struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l)
+/* Adds cfg as an arm when it needs no variant or variants can be built,
+ * and the space's constraints allow it for this launch. */
+static int add_arm(struct gt_online *o, const struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l,
+                   int can_build)
 {
     struct arm a = {0};
-    int rebuild;
-    gt_plan_knobs(p, cfg, &a.knobs, &rebuild);
-    if ((o->narms && rebuild) || (o->narms && gt_space_check(p->space, cfg, l, NULL) != 1))
+    gt_plan_knobs(p, cfg, &a.knobs, &a.rebuild);
+    if ((o->narms && a.rebuild && !can_build) || (o->narms && gt_space_check(p->space, cfg, l, NULL) != 1))
         return 0;
     size_t n = p->space->ndims + 1;
     struct arm *v = gt_realloc(o->arms, (size_t)(o->narms + 1) * sizeof *v);
@@ -92,25 +112,119 @@ static int add_arm(struct gt_online *o, const struct gt_plan *p, const uint32_t 
     return 0;
 }
 
-/* The original, then every configuration one launch-time knob away from it. */
-static struct gt_online *online_new(const struct gt_plan *p, const struct gt_call *c, uint64_t sig)
+static void build_arm(void *arg)
+{
+    struct arm *a = arg;
+    gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &a->vj.job);
+}
+
+/* The arm's configuration as text, for messages. */
+static const char *shown_config(const struct gt_online *o, const struct arm *a, char *buf, size_t len)
+{
+    gt_space_format(o->p->space, a->cfg, buf, len);
+    return buf;
+}
+
+/* Puts the builds of the arms that need a variant on the pool, for the
+ * launch's block (launch bounds are set to it). */
+static void start_builds(struct gt_online *o, struct gt_plan *p, const struct gt_call *c)
+{
+    for (int i = 1; i < o->narms; i++) {
+        struct arm *a = &o->arms[i];
+        if (!a->rebuild)
+            continue;
+        pthread_mutex_lock(&p->lock);
+        int r = gt_plan_job(p, a->cfg, c->g.block, GT_WATCHDOG_OFF, &a->vj);
+        pthread_mutex_unlock(&p->lock);
+        if (r != 0) {
+            a->hopeless = 1;
+            continue;
+        }
+        a->task = (struct gt_task){.fn = build_arm, .arg = a};
+        a->building = 1;
+        o->building++;
+        gt_pool_submit(gt_session_pool(), &a->task);
+    }
+}
+
+/* Loads the arm's built variant into the current context, or gives its
+ * turns back. */
+static void load_arm(struct gt_online *o, struct gt_plan *p, struct arm *a, const struct gt_handle *hd,
+                     const struct gt_call *c)
+{
+    char err[1024] = "out of memory", shown[GT_SPACE_TEXT_MAX];
+    struct gt_variant *v = gt_calloc(1, sizeof *v);
+    int rc = -1;
+    if (v) {
+        if (a->knobs.bounds)
+            memcpy(v->block, c->g.block, sizeof v->block);
+        pthread_mutex_lock(&p->lock);
+        rc = gt_plan_load(p, hd, &a->knobs, &a->vj.job, v, err, sizeof err);
+        pthread_mutex_unlock(&p->lock);
+    }
+    if (rc == 0) {
+        a->v = v;
+        gt_key_text(a->vj.job.key, a->key);
+        gt_debug("kernel %s: online, '%s' built from %s and loaded", p->shown,
+                 shown_config(o, a, shown, sizeof shown), p->recipe.from);
+    } else {
+        free(v);
+        a->hopeless = 1;
+        gt_debug("kernel %s: online, '%s' cannot be tried: %s", p->shown, shown_config(o, a, shown, sizeof shown),
+                 err);
+    }
+    gt_variant_job_free(&a->vj);
+    a->building = 0;
+    o->building--;
+}
+
+/* Loads the variants whose builds have ended; returns whether all have. */
+static int builds_ended(struct gt_online *o, struct gt_plan *p, const struct gt_handle *hd, const struct gt_call *c)
+{
+    for (int i = 1; i < o->narms && o->building; i++)
+        if (o->arms[i].building && gt_pool_done(gt_session_pool(), &o->arms[i].task))
+            load_arm(o, p, &o->arms[i], hd, c);
+    return !o->building;
+}
+
+/* Whether the space has a knob that needs a variant and the kernel's PTX
+ * or source is there to build one from. */
+static int can_build(struct gt_plan *p)
+{
+    const struct gt_space *sp = p->space;
+    int any = 0;
+    for (size_t d = 0; d < sp->ndims; d++)
+        any |= sp->dims[d].kind == GT_DIM_MAXRREG || sp->dims[d].kind == GT_DIM_DLCM ||
+               sp->dims[d].kind == GT_DIM_BOUNDS || sp->dims[d].kind == GT_DIM_MINBLOCKS;
+    char err[512];
+    pthread_mutex_lock(&p->lock);
+    int ok = any && gt_plan_recipe(p, err, sizeof err) == 0;
+    pthread_mutex_unlock(&p->lock);
+    if (any && !ok)
+        gt_debug("kernel %s: online, launch-time knobs only: %s", p->shown, err);
+    return ok;
+}
+
+/* The original, then every configuration one knob away from it; a
+ * dimension of macro values is left alone, since it may change results. */
+static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
 {
     const struct gt_space *sp = p->space;
     struct gt_plan_launch env;
     const struct gt_launch *l = gt_plan_launch_env(p, c, &env);
     struct gt_online *o = gt_calloc(1, sizeof *o);
     uint32_t *cfg = gt_calloc(sp->ndims + 1, sizeof *cfg);
-    int bad = !o || !cfg;
+    int bad = !o || !cfg, build = can_build(p);
     if (!bad) {
         *o = (struct gt_online){.p = p, .sig = sig};
         gt_space_default(sp, cfg);
-        bad = add_arm(o, p, cfg, l) != 0;
+        bad = add_arm(o, p, cfg, l, build) != 0;
     }
     for (size_t d = 0; !bad && d < sp->ndims; d++)
-        for (uint32_t v = 0; !bad && v < sp->dims[d].n; v++) {
+        for (uint32_t v = 0; !bad && sp->dims[d].kind != GT_DIM_PARAM && v < sp->dims[d].n; v++) {
             gt_space_default(sp, cfg);
             cfg[d] = v;
-            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l) != 0;
+            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l, build) != 0;
         }
     free(cfg);
     if (!bad) {
@@ -122,6 +236,8 @@ static struct gt_online *online_new(const struct gt_plan *p, const struct gt_cal
             o->slots[1 + r * o->narms + j].arm = (j + r) % o->narms;
     if (bad && o)
         online_free(o);
+    if (!bad)
+        start_builds(o, p, c);
     return bad ? NULL : o;
 }
 
@@ -222,6 +338,8 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
     if (s->arm == 0) {
         gt_direct_restore(hd);
         r = gt_call_launch(c, c->f, &c->g);
+    } else if (o->arms[s->arm].v) {
+        r = gt_variant_launch(o->arms[s->arm].v, c, &c->g);
     } else {
         r = gt_direct_launch(hd, c, &o->arms[s->arm].knobs, &c->g);
     }
@@ -235,6 +353,15 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
     return r;
 }
 
+/* The winning arm's variant becomes the choice's, loaded already. */
+static void adopt_variant(struct gt_choice *ch, struct arm *a)
+{
+    if (!a->v || ch->variants)
+        return;
+    ch->variants = a->v;
+    a->v = NULL;
+}
+
 /* Every time read: the fastest by median becomes the signature's choice,
  * or the original stays; either is written to the cache file. */
 static void decide(struct gt_online *o, struct gt_plan *p, const char *signature)
@@ -246,7 +373,7 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
         o->broken = 1; /* nothing measured, nothing to keep */
     } else if (!o->broken) {
         for (int i = 1; i < o->narms; i++)
-            if (median_of(&o->arms[i]) < median_of(&o->arms[best]))
+            if (o->arms[i].n && median_of(&o->arms[i]) < median_of(&o->arms[best]))
                 best = i;
         med[0] = median_of(&o->arms[0]);
         med[1] = median_of(&o->arms[best]);
@@ -255,7 +382,8 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
     gt_space_format(p->space, o->arms[best].cfg, config, sizeof config);
     long entry = -1;
     if (!o->broken) {
-        struct gt_centry e = {.signature = (char *)signature, .config = config, .cubin = "", .strategy = "online",
+        struct gt_centry e = {.signature = (char *)signature, .config = config, .cubin = o->arms[best].key,
+                              .strategy = "online",
                               .time_us = med[1], .baseline_us = med[0], .trials = (long)o->narms * ROUNDS,
                               .space = (uint64_t)o->narms};
         entry = gt_plan_keep(p, &e);
@@ -271,6 +399,8 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
         ch->time_us = med[1];
         ch->baseline_us = med[0];
         ch->entry = entry;
+        snprintf(ch->cubin, sizeof ch->cubin, "%s", o->arms[best].key);
+        adopt_variant(ch, &o->arms[best]);
     } else {
         gt_plan_mark_done(p, o->sig);
     }
@@ -283,7 +413,7 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
     int ran = 0;
     pthread_mutex_lock(&O.lock);
     struct gt_online *o = online_of(p, c, sig);
-    if (o && !o->decided) {
+    if (o && !o->decided && builds_ended(o, p, hd, c)) {
         read_done(o);
         while (o->issued < o->nslots && o->arms[o->slots[o->issued].arm].hopeless)
             o->issued++; /* no events: read_done passes it */

@@ -1,4 +1,4 @@
-/* online.h: tuning launch-time knobs on the application's own launches (see online.c). */
+/* online.h: tuning the knobs that cannot change results on the application's own launches (see online.c). */
 #ifndef GT_ONLINE_H
 #define GT_ONLINE_H
 

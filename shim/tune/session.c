@@ -526,14 +526,14 @@ static void estimate_only(struct gt_session *s, struct gt_candidate *c)
     s->t_compile += now() - t0;
 }
 
-/* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session. */
+/* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session (or online build). */
 static void start_pool(void)
 {
     gt_plan_builder_open();
     gt_pool_start(&gt.tune.pool, gt_pool_jobs((int)gt.env.jobs));
 }
 
-static struct gt_pool *build_pool(void)
+struct gt_pool *gt_session_pool(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, start_pool);
@@ -576,7 +576,7 @@ static void try_candidate(struct gt_session *s, struct gt_candidate *c, double d
 /* The strategy's proposals, built ahead on the pool, then tried in turn. */
 static void search(struct gt_session *s, long budget, double deadline)
 {
-    struct gt_pool *pool = build_pool();
+    struct gt_pool *pool = gt_session_pool();
     struct gt_candidate batch[BATCH];
     size_t n = s->p->space->ndims;
     int more = 1;
@@ -633,7 +633,7 @@ static void search(struct gt_session *s, long budget, double deadline)
  * in parallel. */
 static void build_plain(struct gt_session *s)
 {
-    struct gt_pool *pool = build_pool();
+    struct gt_pool *pool = gt_session_pool();
     struct gt_candidate c[GT_SESSION_BEST];
     for (int i = 0; i < s->nbest; i++) {
         memset(&c[i], 0, sizeof c[i]);

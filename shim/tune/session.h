@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct gt_plan;
+struct gt_pool;
 
 /* Whether the mode runs sessions (tune, retune), so that every launch,
  * a graph's too, passes gt_session_enter and gt_session_leave. */
@@ -21,5 +22,7 @@ void gt_session_leave(void);
 int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                     const char *signature, CUresult *r);
 void gt_session_report(void);
+/* The worker threads that build variants, started at the first call. */
+struct gt_pool *gt_session_pool(void);
 
 #endif

@@ -25,6 +25,9 @@
  *                                   launch the executable graph 40 times
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
+ *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
+ *                                   application whose launches come while
+ *                                   the shim's builds run on its threads
  *   minirt --cubin FILE             load FILE's bytes with cuModuleLoadData, as
  *                                   Triton loads a kernel, and launch its
  *                                   scale(n, a, x, y) three times
@@ -328,7 +331,7 @@ static int run_cubin(const char *path, int by_path, CUdeviceptr x, CUdeviceptr y
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0;
+    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0, pace_ms = 0;
     const char *cubin = NULL;
     int by_path = 0;
     const char *driver = "libcuda.so.1";
@@ -345,6 +348,8 @@ int main(int argc, char **argv)
             graph_only = 1;
         if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
             copies = atoi(argv[++i]);
+        if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
+            pace_ms = atoi(argv[++i]);
         if ((strcmp(argv[i], "--cubin") == 0 || strcmp(argv[i], "--cubin-path") == 0) && i + 1 < argc) {
             by_path = strcmp(argv[i], "--cubin-path") == 0;
             cubin = argv[++i];
@@ -447,8 +452,11 @@ int main(int argc, char **argv)
         float *x = (float *)(uintptr_t)copy_x; /* the stand-in driver's memory is the host's */
         for (int i = 0; i < 8 * 256; i++)
             x[i] = 1.0f + (float)i;
-        for (int i = 0; i < copies; i++)
+        for (int i = 0; i < copies; i++) {
             launch_copy(8);
+            if (pace_ms > 0)
+                nanosleep(&(struct timespec){.tv_sec = pace_ms / 1000, .tv_nsec = pace_ms % 1000 * 1000000L}, NULL);
+        }
         check("cuCtxSynchronize", cu.ctxSynchronize());
         printf("minirt: done\n");
         return 0;
