@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define SEEDS 10
 
@@ -196,6 +197,19 @@ static double no_original(const struct gt_space *s, const uint32_t *c, void *arg
     for (int d = 0; d < NDIMS; d++)
         orig &= c[d] == 0;
     return orig ? -1 : separable(s, c, arg);
+}
+
+/* A basin about A = 1, C = 4 whose fastest point is a ridge move from its
+ * floor, A one value up and C one down; every other configuration with
+ * A = 2 or C = 3, the single changes towards it included, is slow.  The
+ * other dimensions add a little each, least at 0. */
+static double ridge(const struct gt_space *s, const uint32_t *c, void *arg)
+{
+    (void)s, (void)arg;
+    double t = 100 + 2.0 * (c[B] + c[D] + c[E] + c[F]);
+    if (c[A] == 2 && c[C] == 3)
+        return t - 50;
+    return t + 10.0 * (abs((int)c[A] - 1) + abs((int)c[C] - 4)) + (c[A] == 2 || c[C] == 3 ? 100 : 0);
 }
 
 /* The best time over the valid configurations. */
@@ -770,6 +784,15 @@ static void guided_tests(void)
     drive_param(&set, &kv, "local", "0");
     if (run("guided", s, &set, separable, 100, 2, 2, &d))
         ok(d.trials == 100 && drive_clean(&d), "  strategy.local = 0: 100 trials (%ld)", d.trials);
+    int found = 0, found_without = 0;
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        found += run("guided", s, NULL, ridge, 160, seed, 2, &d) && d.best_us == optimum(s, ridge);
+        drive_param(&set, &kv, "ridge", "0");
+        found_without += run("guided", s, &set, ridge, 160, seed, 2, &d) && d.best_us == optimum(s, ridge);
+    }
+    ok(found == SEEDS && found_without < SEEDS / 2,
+       "  a ridge move from a local optimum: found within 160 trials over %d of %d seeds, %d with strategy.ridge = 0",
+       found, SEEDS, found_without);
     drive_param(&set, &kv, "trees", "1");
     if (run("guided", s, &set, separable, 100, 2, 2, &d))
         ok(d.trials == 100 && drive_clean(&d), "  strategy.trees = 1 (no resampling): 100 trials (%ld)", d.trials);
