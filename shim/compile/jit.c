@@ -151,11 +151,22 @@ static void say_opened(const struct gt_jit *j)
 /* The compilers' exit handlers free what a build in flight on a pool
  * thread is using (online mode leaves builds running while the application
  * goes on, and it may exit at any time): exit waits for those builds and
- * holds off any later one.  Registered once the compilers are loaded, so
- * that it runs before the handlers their loading registered. */
+ * holds off any later one.  Exit handlers run in the reverse order of
+ * their registration, and the compilers register theirs when loaded and
+ * some during their first build, so this one is registered after each:
+ * once the compilers are loaded and once the first build has ended. */
+static atomic_int held_at_exit;
+
 static void hold_at_exit(void)
 {
-    pthread_rwlock_wrlock(&building);
+    if (!atomic_exchange(&held_at_exit, 1))
+        pthread_rwlock_wrlock(&building);
+}
+
+static void register_exit_hold(atomic_int *done)
+{
+    if (!atomic_exchange(done, 1))
+        atexit(hold_at_exit);
 }
 
 static void open_locked(struct gt_jit *j)
@@ -170,9 +181,8 @@ static void open_locked(struct gt_jit *j)
         j->nvrtc_version = major * 1000 + minor * 10;
         j->jitlink_version = jitlink_version(j);
         j->state = 1;
-        static atomic_int registered;
-        if (!atomic_exchange(&registered, 1))
-            atexit(hold_at_exit);
+        static atomic_int loaded;
+        register_exit_hold(&loaded);
     }
     say_opened(j);
 }
@@ -463,6 +473,9 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
     pthread_rwlock_rdlock(&building);
     build(j, store, job);
     pthread_rwlock_unlock(&building);
+    static atomic_int first_built;
+    if (j->state > 0)
+        register_exit_hold(&first_built);
     job->seconds = now() - t0;
 }
 

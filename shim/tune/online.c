@@ -30,6 +30,7 @@
 #include "call.h"
 #include "direct.h"
 #include "hash.h"
+#include "jit.h"
 #include "median.h"
 #include "plan.h"
 #include "pool.h"
@@ -126,13 +127,25 @@ static const char *shown_config(const struct gt_online *o, const struct arm *a, 
 }
 
 /* Puts the builds of the arms that need a variant on the pool, for the
- * launch's block (launch bounds are set to it). */
+ * launch's block (launch bounds are set to it).  The compilers are loaded
+ * here, on the application's thread, before any build: a worker that loaded
+ * them while the application exits would meet the loader's lock held by the
+ * exit, and their exit handlers must be registered before the shim's own
+ * (jit.c: hold_at_exit). */
 static void start_builds(struct gt_online *o, struct gt_plan *p, const struct gt_call *c)
 {
+    struct gt_pool *pool = gt_session_pool();
+    int can = gt_jit_open(&gt.run.jit) == 0;
+    if (!can)
+        gt_debug("kernel %s: online, launch-time knobs only: %s", p->shown, gt.run.jit.error);
     for (int i = 1; i < o->narms; i++) {
         struct arm *a = &o->arms[i];
         if (!a->rebuild)
             continue;
+        if (!can) {
+            a->hopeless = 1;
+            continue;
+        }
         pthread_mutex_lock(&p->lock);
         int r = gt_plan_job(p, a->cfg, c->g.block, GT_WATCHDOG_OFF, &a->vj);
         pthread_mutex_unlock(&p->lock);
@@ -143,7 +156,7 @@ static void start_builds(struct gt_online *o, struct gt_plan *p, const struct gt
         a->task = (struct gt_task){.fn = build_arm, .arg = a};
         a->building = 1;
         o->building++;
-        gt_pool_submit(gt_session_pool(), &a->task);
+        gt_pool_submit(pool, &a->task);
     }
 }
 
