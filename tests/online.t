@@ -79,7 +79,8 @@ check "  then checked by the guard" grep -q "'maxrreg=32' is 1.25x as fast as th
 is "$(grep -c 'variant built' "$TMP/var.log")" 0 "  the guard runs the variant the turns ran: no second build"
 is "$(grep ' warn: \| error: ' "$TMP/var.log")" "" "  without a synchronization or a copy of the shim's own"
 check "  the cache file names the variant's cubin in the store" grep -q '^cubin = [0-9a-f]\{32\}$' "$TMP"/cachevar/minirt-*.ini
-check "  which is there" sh -c "ls '$TMP'/cachevar/cubins/* >/dev/null 2>&1 || ls -R '$TMP'/cachevar | grep -q '[0-9a-f]\{32\}'"
+key=$(sed -n 's/^cubin = //p' "$TMP"/cachevar/minirt-*.ini | head -1)
+check "  which is there" test -s "$TMP/cachevar/cubins/$key.cubin"
 out=$(FAKECUDA_MODULE_APP_MS=0.2 GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off GPUTUNE_MODE=run GPUTUNE_LOG=debug \
     GPUTUNE_LOG_FILE="$TMP/varrun.log" GPUTUNE_CACHE_DIR="$TMP/cachevar" shim "$H/minirt" --copies 20)
 check "a later run in run mode applies it, out of the store" grep -q "runs 'maxrreg=32' from the cache" "$TMP/varrun.log"

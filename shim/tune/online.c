@@ -92,14 +92,38 @@ static void online_free(struct gt_online *o)
     free(o);
 }
 
-/* Adds cfg as an arm when it needs no variant or variants can be built,
- * and the space's constraints allow it for this launch. */
-static int add_arm(struct gt_online *o, const struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l,
-                   int can_build)
+/* Whether variants of the kernel can be built: its PTX or source is there
+ * and the compilers load.  They are loaded here, on the application's
+ * thread, before any build: a worker that loaded them while the
+ * application exits would meet the loader's lock held by the exit, and
+ * their exit handlers must be registered before the shim's own (jit.c:
+ * hold_at_exit). */
+static int can_build(struct gt_plan *p)
+{
+    char err[512];
+    pthread_mutex_lock(&p->lock);
+    int ok = gt_plan_recipe(p, err, sizeof err) == 0;
+    pthread_mutex_unlock(&p->lock);
+    gt_plan_builder_open();
+    if (ok && gt_jit_open(&gt.run.jit) != 0) {
+        snprintf(err, sizeof err, "%s", gt.run.jit.error);
+        ok = 0;
+    }
+    if (!ok)
+        gt_debug("kernel %s: online, launch-time knobs only: %s", p->shown, err);
+    return ok;
+}
+
+/* Adds cfg as an arm when it needs no variant or variants can be built
+ * (*build: -1 until the first arm that needs one asks), and the space's
+ * constraints allow it for this launch. */
+static int add_arm(struct gt_online *o, struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l, int *build)
 {
     struct arm a = {0};
     gt_plan_knobs(p, cfg, &a.knobs, &a.rebuild);
-    if ((o->narms && a.rebuild && !can_build) || (o->narms && gt_space_check(p->space, cfg, l, NULL) != 1))
+    if (o->narms && a.rebuild && *build < 0)
+        *build = can_build(p);
+    if ((o->narms && a.rebuild && !*build) || (o->narms && gt_space_check(p->space, cfg, l, NULL) != 1))
         return 0;
     size_t n = p->space->ndims + 1;
     struct arm *v = gt_realloc(o->arms, (size_t)(o->narms + 1) * sizeof *v);
@@ -127,25 +151,14 @@ static const char *shown_config(const struct gt_online *o, const struct arm *a, 
 }
 
 /* Puts the builds of the arms that need a variant on the pool, for the
- * launch's block (launch bounds are set to it).  The compilers are loaded
- * here, on the application's thread, before any build: a worker that loaded
- * them while the application exits would meet the loader's lock held by the
- * exit, and their exit handlers must be registered before the shim's own
- * (jit.c: hold_at_exit). */
+ * launch's block (launch bounds are set to it). */
 static void start_builds(struct gt_online *o, struct gt_plan *p, const struct gt_call *c)
 {
     struct gt_pool *pool = gt_session_pool();
-    int can = gt_jit_open(&gt.run.jit) == 0;
-    if (!can)
-        gt_debug("kernel %s: online, launch-time knobs only: %s", p->shown, gt.run.jit.error);
     for (int i = 1; i < o->narms; i++) {
         struct arm *a = &o->arms[i];
         if (!a->rebuild)
             continue;
-        if (!can) {
-            a->hopeless = 1;
-            continue;
-        }
         pthread_mutex_lock(&p->lock);
         int r = gt_plan_job(p, a->cfg, c->g.block, GT_WATCHDOG_OFF, &a->vj);
         pthread_mutex_unlock(&p->lock);
@@ -200,24 +213,6 @@ static int builds_ended(struct gt_online *o, struct gt_plan *p, const struct gt_
     return !o->building;
 }
 
-/* Whether the space has a knob that needs a variant and the kernel's PTX
- * or source is there to build one from. */
-static int can_build(struct gt_plan *p)
-{
-    const struct gt_space *sp = p->space;
-    int any = 0;
-    for (size_t d = 0; d < sp->ndims; d++)
-        any |= sp->dims[d].kind == GT_DIM_MAXRREG || sp->dims[d].kind == GT_DIM_DLCM ||
-               sp->dims[d].kind == GT_DIM_BOUNDS || sp->dims[d].kind == GT_DIM_MINBLOCKS;
-    char err[512];
-    pthread_mutex_lock(&p->lock);
-    int ok = any && gt_plan_recipe(p, err, sizeof err) == 0;
-    pthread_mutex_unlock(&p->lock);
-    if (any && !ok)
-        gt_debug("kernel %s: online, launch-time knobs only: %s", p->shown, err);
-    return ok;
-}
-
 /* The original, then every configuration one knob away from it; a
  * dimension of macro values is left alone, since it may change results. */
 static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
@@ -227,17 +222,17 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     const struct gt_launch *l = gt_plan_launch_env(p, c, &env);
     struct gt_online *o = gt_calloc(1, sizeof *o);
     uint32_t *cfg = gt_calloc(sp->ndims + 1, sizeof *cfg);
-    int bad = !o || !cfg, build = can_build(p);
+    int bad = !o || !cfg, build = -1;
     if (!bad) {
         *o = (struct gt_online){.p = p, .sig = sig};
         gt_space_default(sp, cfg);
-        bad = add_arm(o, p, cfg, l, build) != 0;
+        bad = add_arm(o, p, cfg, l, &build) != 0;
     }
     for (size_t d = 0; !bad && d < sp->ndims; d++)
         for (uint32_t v = 0; !bad && sp->dims[d].kind != GT_DIM_PARAM && v < sp->dims[d].n; v++) {
             gt_space_default(sp, cfg);
             cfg[d] = v;
-            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l, build) != 0;
+            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l, &build) != 0;
         }
     free(cfg);
     if (!bad) {
