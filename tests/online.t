@@ -86,6 +86,30 @@ out=$(FAKECUDA_MODULE_APP_MS=0.2 GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG
 check "a later run in run mode applies it, out of the store" grep -q "runs 'maxrreg=32' from the cache" "$TMP/varrun.log"
 check "  without building it again" sh -c "! grep -q 'building it' '$TMP/varrun.log'"
 
+# Two knobs that each beat the original are tried together in a second
+# stage, against the faster of the two and the original, six turns each;
+# the stand-in driver times a variant that prefers L1 at FAKECUDA_BOTH_APP_MS.
+cat >"$TMP/two.ini" <<'INI'
+[kernel "copy"]
+cache = default, l1
+maxrreg = default, 32
+INI
+two_knobs() {
+    FAKECUDA_FAIL=$NOSYNC FAKECUDA_L1_APP_MS=0.22 FAKECUDA_MODULE_APP_MS=0.2 FAKECUDA_BOTH_APP_MS=$1 \
+        GPUTUNE_POLICY="$TMP/two.ini" GPUTUNE_WATCHDOG=off GPUTUNE_MODE=online GPUTUNE_LOG=debug \
+        GPUTUNE_LOG_FILE="$TMP/$2.log" GPUTUNE_CACHE_DIR="$TMP/cache$2" shim "$H/minirt" --copies 1500 --pace 2
+}
+out=$(two_knobs 0.15 both)
+is "$out" "minirt: done" "two knobs that each help: the application runs"
+check "  both together are tried in a second stage and kept" grep -q \
+    "kernel copy: .* tuned online over 31 launches: cache=l1 maxrreg=32 150.00 us against 250.00 us, 1.67x" "$TMP/both.log"
+check "  then checked by the guard" grep -q "'cache=l1 maxrreg=32' is 1.67x as fast as the original .*; kept" \
+    "$TMP/both.log"
+is "$(grep ' warn: \| error: ' "$TMP/both.log")" "" "  without a synchronization or a copy of the shim's own"
+out=$(two_knobs 0.26 worse)
+check "where together they are slower, the faster alone is kept" grep -q \
+    "kernel copy: .* tuned online over 31 launches: cache=default maxrreg=32 200.00 us against 250.00 us, 1.25x" "$TMP/worse.log"
+
 out=$(FAKECUDA_FAIL=$NOSYNC,cuModuleLoadData FAKECUDA_MODULE_APP_MS=0.2 online_copies online varfail varfail)
 is "$out" "minirt: done" "variants that cannot be loaded: the application runs"
 check "  each says why, at debug" grep -q "kernel copy: online, 'maxrreg=32' cannot be tried: cuModuleLoadData failed" \

@@ -16,14 +16,17 @@
  * each launch timed by two events on the application's stream and read
  * later without waiting.  Nothing is synchronized and no other thread is
  * held; the launches being tried pass one at a time through this module's
- * lock.  Once every time is read the fastest by median becomes the
- * signature's choice and is written to the cache file (a variant's cubin
- * to the store), and the guard (run/guard.c) then checks it against the
- * original on the launches that follow, as it checks any applied
- * configuration.  A signature with K candidates besides the original is
- * decided after at most 1 + (K + 1) * ROUNDS launches once its builds have
- * ended, and the reads that follow: a candidate found hopeless, or whose
- * build failed, gives its turns back. */
+ * lock.  Where several knobs each beat the original, a second stage tries
+ * them together (built as above where one of them needs a variant) against
+ * the fastest arm and the original, FINAL_ROUNDS rounds each.  Once every
+ * time is read the fastest by median becomes the signature's choice and
+ * is written to the cache file (a variant's cubin to the store), and the
+ * guard (run/guard.c) then checks it against the original on the launches
+ * that follow, as it checks any applied configuration.  A signature with K candidates besides the
+ * original is decided after at most 1 + (K + 1) * ROUNDS launches once its
+ * builds have ended, 3 * FINAL_ROUNDS more with a second stage, and the
+ * reads that follow: a candidate found hopeless, or whose build failed,
+ * gives its turns back. */
 #include "online.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -45,7 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUNDS 4
+#define ROUNDS 4        /* the first stage's turns per arm */
+#define FINAL_ROUNDS 6  /* the second stage's */
+#define IMPROVES 0.99   /* a knob whose median is at most this share of the original's goes into the combination */
 #define HOPELESS 1.2 /* an arm whose fastest launch is this much slower than the original's median gets no more turns */
 
 #define O (gt.tune.online) /* this module's part of the state */
@@ -54,7 +59,7 @@
 struct arm {
     uint32_t *cfg;
     struct gt_knobs knobs;
-    double us[ROUNDS];
+    double us[FINAL_ROUNDS]; /* this stage's times */
     int n;
     int hopeless; /* its turns go to the original, untimed */
     int rebuild;  /* needs a variant: */
@@ -67,7 +72,8 @@ struct arm {
 
 struct slot {
     int arm;
-    CUevent ev[2]; /* NULL for the untimed first launch */
+    int timed;     /* all but the first stage's first launch */
+    CUevent ev[2];
 };
 
 struct gt_online {
@@ -80,6 +86,8 @@ struct gt_online {
     int launched; /* slots that launched (an arm's turn after it is found hopeless does not) */
     int broken;  /* an event or a launch failed: the original stays */
     int building; /* arms whose builds have not ended */
+    int can_build; /* variants can be built: -1 until an arm that needs one asks */
+    int final;     /* the second stage is on */
     int decided;
 };
 
@@ -115,15 +123,15 @@ static int can_build(struct gt_plan *p)
 }
 
 /* Adds cfg as an arm when it needs no variant or variants can be built
- * (*build: -1 until the first arm that needs one asks), and the space's
- * constraints allow it for this launch. */
-static int add_arm(struct gt_online *o, struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l, int *build)
+ * (asked at the first arm that needs one), and the space's constraints
+ * allow it for this launch.  Returns -1 when out of memory, else 0. */
+static int add_arm(struct gt_online *o, struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l)
 {
     struct arm a = {0};
     gt_plan_knobs(p, cfg, &a.knobs, &a.rebuild);
-    if (o->narms && a.rebuild && *build < 0)
-        *build = can_build(p);
-    if ((o->narms && a.rebuild && !*build) || (o->narms && gt_space_check(p->space, cfg, l, NULL) != 1))
+    if (o->narms && a.rebuild && o->can_build < 0)
+        o->can_build = can_build(p);
+    if ((o->narms && a.rebuild && !o->can_build) || (o->narms && gt_space_check(p->space, cfg, l, NULL) != 1))
         return 0;
     size_t n = p->space->ndims + 1;
     struct arm *v = gt_realloc(o->arms, (size_t)(o->narms + 1) * sizeof *v);
@@ -150,27 +158,21 @@ static const char *shown_config(const struct gt_online *o, const struct arm *a, 
     return buf;
 }
 
-/* Puts the builds of the arms that need a variant on the pool, for the
- * launch's block (launch bounds are set to it). */
-static void start_builds(struct gt_online *o, struct gt_plan *p, const struct gt_call *c)
+/* Puts the arm's build on the pool, for the launch's block (launch bounds
+ * are set to it), or gives its turns back. */
+static void start_build(struct gt_online *o, struct gt_plan *p, struct arm *a, const struct gt_call *c)
 {
-    struct gt_pool *pool = gt_session_pool();
-    for (int i = 1; i < o->narms; i++) {
-        struct arm *a = &o->arms[i];
-        if (!a->rebuild)
-            continue;
-        pthread_mutex_lock(&p->lock);
-        int r = gt_plan_job(p, a->cfg, c->g.block, GT_WATCHDOG_OFF, &a->vj);
-        pthread_mutex_unlock(&p->lock);
-        if (r != 0) {
-            a->hopeless = 1;
-            continue;
-        }
-        a->task = (struct gt_task){.fn = build_arm, .arg = a};
-        a->building = 1;
-        o->building++;
-        gt_pool_submit(pool, &a->task);
+    pthread_mutex_lock(&p->lock);
+    int r = gt_plan_job(p, a->cfg, c->g.block, GT_WATCHDOG_OFF, &a->vj);
+    pthread_mutex_unlock(&p->lock);
+    if (r != 0) {
+        a->hopeless = 1;
+        return;
     }
+    a->task = (struct gt_task){.fn = build_arm, .arg = a};
+    a->building = 1;
+    o->building++;
+    gt_pool_submit(gt_session_pool(), &a->task);
 }
 
 /* Loads the arm's built variant into the current context, or gives its
@@ -213,8 +215,29 @@ static int builds_ended(struct gt_online *o, struct gt_plan *p, const struct gt_
     return !o->building;
 }
 
-/* The original, then every configuration one knob away from it; a
- * dimension of macro values is left alone, since it may change results. */
+/* The slots of one stage: `rounds` turns of each of the n arms in `arms`,
+ * in rotating order, after one untimed launch when `untimed`.  The
+ * stage's times start afresh. */
+static int schedule(struct gt_online *o, const int *arms, int n, int rounds, int untimed)
+{
+    struct slot *s = gt_calloc((size_t)(untimed + n * rounds), sizeof *s);
+    if (!s)
+        return -1;
+    free(o->slots);
+    o->slots = s;
+    o->nslots = untimed + n * rounds;
+    o->issued = o->read = 0;
+    for (int i = 0; i < o->nslots; i++)
+        s[i] = (struct slot){.arm = i < untimed ? 0 : arms[((i - untimed) % n + (i - untimed) / n) % n],
+                             .timed = i >= untimed};
+    for (int i = 0; i < o->narms; i++)
+        o->arms[i].n = 0;
+    return 0;
+}
+
+/* The first stage: the original, then every configuration one knob away
+ * from it; a dimension of macro values is left alone, since it may change
+ * results. */
 static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
 {
     const struct gt_space *sp = p->space;
@@ -222,30 +245,29 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     const struct gt_launch *l = gt_plan_launch_env(p, c, &env);
     struct gt_online *o = gt_calloc(1, sizeof *o);
     uint32_t *cfg = gt_calloc(sp->ndims + 1, sizeof *cfg);
-    int bad = !o || !cfg, build = -1;
+    int bad = !o || !cfg;
     if (!bad) {
-        *o = (struct gt_online){.p = p, .sig = sig};
+        *o = (struct gt_online){.p = p, .sig = sig, .can_build = -1};
         gt_space_default(sp, cfg);
-        bad = add_arm(o, p, cfg, l, &build) != 0;
+        bad = add_arm(o, p, cfg, l) != 0;
     }
     for (size_t d = 0; !bad && d < sp->ndims; d++)
         for (uint32_t v = 0; !bad && sp->dims[d].kind != GT_DIM_PARAM && v < sp->dims[d].n; v++) {
             gt_space_default(sp, cfg);
             cfg[d] = v;
-            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l, &build) != 0;
+            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l) != 0;
         }
     free(cfg);
-    if (!bad) {
-        o->nslots = 1 + o->narms * ROUNDS;
-        bad = !(o->slots = gt_calloc((size_t)o->nslots, sizeof *o->slots));
-    }
-    for (int r = 0; !bad && r < ROUNDS; r++)
-        for (int j = 0; j < o->narms; j++)
-            o->slots[1 + r * o->narms + j].arm = (j + r) % o->narms;
+    int *all = bad ? NULL : gt_malloc((size_t)o->narms * sizeof *all);
+    for (int i = 0; all && i < o->narms; i++)
+        all[i] = i;
+    bad = bad || !all || schedule(o, all, o->narms, ROUNDS, 1) != 0;
+    free(all);
     if (bad && o)
         online_free(o);
-    if (!bad)
-        start_builds(o, p, c);
+    for (int i = 1; !bad && i < o->narms; i++)
+        if (o->arms[i].rebuild)
+            start_build(o, p, &o->arms[i], c);
     return bad ? NULL : o;
 }
 
@@ -279,7 +301,7 @@ static void release(struct slot *s)
 
 static double median_of(const struct arm *a)
 {
-    double t[ROUNDS];
+    double t[FINAL_ROUNDS];
     memcpy(t, a->us, sizeof t);
     return gt_median(t, a->n);
 }
@@ -318,7 +340,7 @@ static void read_done(struct gt_online *o)
                 return;
             struct arm *a = &o->arms[s->arm];
             if (q != CUDA_SUCCESS || gt.drv.cuEventElapsedTime_v2(&ms, s->ev[0], s->ev[1]) != CUDA_SUCCESS ||
-                ms <= 0 || a->n >= ROUNDS)
+                ms <= 0 || a->n >= FINAL_ROUNDS)
                 o->broken = 1;
             else
                 a->us[a->n++] = ms * 1e3;
@@ -333,7 +355,7 @@ static void read_done(struct gt_online *o)
 static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct gt_call *c)
 {
     struct slot *s = &o->slots[o->issued++];
-    int per_thread = gt_call_per_thread(c), timed = o->issued > 1;
+    int per_thread = gt_call_per_thread(c), timed = s->timed;
     if (timed && (gt.drv.cuEventCreate(&s->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
                   gt.drv.cuEventCreate(&s->ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS)) {
         release(s);
@@ -370,8 +392,67 @@ static void adopt_variant(struct gt_choice *ch, struct arm *a)
     a->v = NULL;
 }
 
-/* Every time read: the fastest by median becomes the signature's choice,
- * or the original stays; either is written to the cache file. */
+/* Every time of the last stage read: the fastest by median becomes the
+ * signature's choice, or the original stays; either is written to the cache file. */
+/* The arm fastest by median among those timed in this stage; 0, the
+ * original, unless another beats it. */
+static int fastest_arm(const struct gt_online *o)
+{
+    int best = 0;
+    for (int i = 1; i < o->narms; i++)
+        if (o->arms[i].n && median_of(&o->arms[i]) < median_of(&o->arms[best]))
+            best = i;
+    return best;
+}
+
+/* Every knob's value whose arm beat the original by IMPROVES, together,
+ * into cfg; returns how many knobs that is.  Each arm of the first stage
+ * is one knob away from the original. */
+static int combine(const struct gt_online *o, uint32_t *cfg)
+{
+    const struct gt_space *sp = o->p->space;
+    double orig = median_of(&o->arms[0]);
+    int knobs = 0;
+    gt_space_default(sp, cfg);
+    for (size_t d = 0; d < sp->ndims; d++) {
+        int best = 0;
+        for (int i = 1; i < o->narms; i++) {
+            const struct arm *a = &o->arms[i];
+            if (a->n && a->cfg[d] != sp->dims[d].def && median_of(a) <= IMPROVES * orig &&
+                (!best || median_of(a) < median_of(&o->arms[best])))
+                best = i;
+        }
+        if (best) {
+            cfg[d] = o->arms[best].cfg[d];
+            knobs++;
+        }
+    }
+    return knobs;
+}
+
+/* The second stage, where several knobs each beat the original in the
+ * first: all of them together, against the first stage's fastest arm and
+ * the original, FINAL_ROUNDS turns each, timed afresh (tune mode's winners
+ * often set several knobs, and knobs that each help may not help
+ * together).  Without it the first stage's fastest arm is the choice, and
+ * the guard checks it against the original as it checks any.  Returns 0
+ * when the stage is on, -1 when the signature is decided now. */
+static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_call *c)
+{
+    int arms[3] = {0, fastest_arm(o), o->narms};
+    uint32_t *cfg = arms[1] ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
+    struct gt_plan_launch env;
+    int combined = cfg && combine(o, cfg) > 1 && add_arm(o, p, cfg, gt_plan_launch_env(p, c, &env)) == 0 &&
+                   o->narms > arms[2];
+    free(cfg);
+    if (!combined || schedule(o, arms, 3, FINAL_ROUNDS, 0) != 0)
+        return -1;
+    o->final = 1;
+    if (o->arms[arms[2]].rebuild)
+        start_build(o, p, &o->arms[arms[2]], c);
+    return 0;
+}
+
 static void decide(struct gt_online *o, struct gt_plan *p, const char *signature)
 {
     int best = 0;
@@ -380,9 +461,7 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
         gt_debug("kernel %s: launch %s: no launch-time knob to try online", p->shown, signature);
         o->broken = 1; /* nothing measured, nothing to keep */
     } else if (!o->broken) {
-        for (int i = 1; i < o->narms; i++)
-            if (o->arms[i].n && median_of(&o->arms[i]) < median_of(&o->arms[best]))
-                best = i;
+        best = fastest_arm(o);
         med[0] = median_of(&o->arms[0]);
         med[1] = median_of(&o->arms[best]);
     }
@@ -392,7 +471,7 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
     if (!o->broken) {
         struct gt_centry e = {.signature = (char *)signature, .config = config, .cubin = o->arms[best].key,
                               .strategy = "online",
-                              .time_us = med[1], .baseline_us = med[0], .trials = (long)o->narms * ROUNDS,
+                              .time_us = med[1], .baseline_us = med[0], .trials = o->launched,
                               .space = (uint64_t)o->narms};
         entry = gt_plan_keep(p, &e);
         gt_info("kernel %s: launch %s tuned online over %d launches: %s %.2f us against %.2f us, %.2fx", p->shown,
@@ -428,6 +507,8 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
         if (o->issued < o->nslots && !o->broken && o->narms > 1) {
             *r = run_slot(o, hd, c);
             ran = 1;
+        } else if (o->read == o->issued && !o->broken && !o->final && o->narms > 1 && start_final(o, p, c) == 0) {
+            gt_debug("kernel %s: launch %s: online, the second stage", p->shown, signature); /* its turns from the next launch */
         } else if (o->read == o->issued || o->broken || o->narms == 1) {
             o->decided = 1;
             decide(o, p, signature);

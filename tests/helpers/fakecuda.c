@@ -21,7 +21,8 @@
  * faster or slower in trials and in the application; FAKECUDA_MODULE_MS
  * (and FAKECUDA_MODULE_APP_MS on the default stream, if set) likewise when
  * it ran a function of a module loaded by cuModuleLoadData (a variant the
- * shim built).  FAKECUDA_NOISE makes copy compute (noisy_copy), and
+ * shim built), and FAKECUDA_BOTH_APP_MS on the default stream when that
+ * function also prefers L1.  FAKECUDA_NOISE makes copy compute (noisy_copy), and
  * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
@@ -595,6 +596,8 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
     const char *m = end->stream || !getenv("FAKECUDA_MODULE_APP_MS") ? "FAKECUDA_MODULE_MS" : "FAKECUDA_MODULE_APP_MS";
     if (end->module && getenv(m))
         v = getenv(m);
+    if (end->module && end->l1 && !end->stream && getenv("FAKECUDA_BOTH_APP_MS"))
+        v = getenv("FAKECUDA_BOTH_APP_MS");
     *ms = v ? strtof(v, NULL) : 0.25f;
     return CUDA_SUCCESS;
 }
