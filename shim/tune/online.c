@@ -50,7 +50,6 @@
 
 #define ROUNDS 4        /* the first stage's turns per arm */
 #define FINAL_ROUNDS 6  /* the second stage's */
-#define IMPROVES 0.99   /* a knob whose median is at most this share of the original's goes into the combination */
 #define HOPELESS 1.2 /* an arm whose fastest launch is this much slower than the original's median gets no more turns */
 
 #define O (gt.tune.online) /* this module's part of the state */
@@ -405,9 +404,11 @@ static int fastest_arm(const struct gt_online *o)
     return best;
 }
 
-/* Every knob's value whose arm beat the original by IMPROVES, together,
- * into cfg; returns how many knobs that is.  Each arm of the first stage
- * is one knob away from the original. */
+/* For every knob, its value whose arm beat the original by the most, if
+ * one did, together into cfg; returns how many knobs that is.  Each arm of
+ * the first stage is one knob away from the original.  Gains of a few
+ * tenths of a percent each, within the first stage's noise, can add up to
+ * one the guard sees. */
 static int combine(const struct gt_online *o, uint32_t *cfg)
 {
     const struct gt_space *sp = o->p->space;
@@ -418,7 +419,7 @@ static int combine(const struct gt_online *o, uint32_t *cfg)
         int best = 0;
         for (int i = 1; i < o->narms; i++) {
             const struct arm *a = &o->arms[i];
-            if (a->n && a->cfg[d] != sp->dims[d].def && median_of(a) <= IMPROVES * orig &&
+            if (a->n && a->cfg[d] != sp->dims[d].def && median_of(a) < orig &&
                 (!best || median_of(a) < median_of(&o->arms[best])))
                 best = i;
         }
