@@ -19,6 +19,16 @@ check "  output bitwise identical" cmp "$TMP/plain.bin" "$TMP/force.bin"
 check "  the graph's node of relax gets it when the graph is instantiated" \
     grep -q "kernel relax: a graph node for launch .* runs '.*maxrreg=32" "$TMP/force.log"
 
+# A carve-out is a launch attribute, which cuda.h calls valid for launches
+# only: captured, it must go into the graph with the launch, and the
+# driver must neither refuse it nor invalidate the application's capture.
+GT_LOG_LEVEL=debug GPUTUNE_FORCE='relax carveout=50' run_as run "$TMP/carve" "$APP" -o "$TMP/carve.bin"
+check "a forced carve-out: its own check passes" ran_ok "$TMP/carve"
+check "  output bitwise identical" cmp "$TMP/plain.bin" "$TMP/carve.bin"
+check "  it goes into the graph with the captured launch" \
+    grep -q "kernel relax: via .*; captured=[1-9][0-9]* cooperative=0 applied=[1-9]" "$TMP/carve.log"
+check "  without an error or a warning from the shim" sh -c "! grep -E ' (warn|error): ' '$TMP/carve.log'"
+
 cat >"$TMP/graph.ini" <<'INI'
 [kernel "relax"]
 maxrreg = default, 32, 64
@@ -43,6 +53,6 @@ check "no error or warning from the shim" sh -c "! grep -E ' (warn|error): ' '$T
 GT_LOG_LEVEL=debug GPUTUNE_POLICY="$TMP/graph.ini" run_as run "$TMP/run" "$APP" -o "$TMP/run.bin"
 check "run mode with the tuned cache: its own check passes" ran_ok "$TMP/run"
 check "  output bitwise identical" cmp "$TMP/plain.bin" "$TMP/run.bin"
-for w in plain force tune run; do echo "# $w: $(grep replay_us "$TMP/$w.out")"; done
+for w in plain force carve tune run; do echo "# $w: $(grep replay_us "$TMP/$w.out")"; done
 
 done_testing
