@@ -102,6 +102,7 @@ struct gt_run_state {
     } *sources;                 /* the files of cache's entries, in order (launch/apply.c) */
     size_t nsources;
     int guard;                  /* GPUTUNE_GUARD: applied configurations are checked (guard.c) */
+    double started;             /* CLOCK_MONOTONIC seconds at the first kernel launch with a decision */
     struct gt_jit jit;
     struct gt_store store;
     int have_store;

@@ -25,6 +25,7 @@
  * that a thread of the parent held in the middle of a build. */
 #include "jit.h"
 #include "alloc.h"
+#include "clock.h"
 #include "cudalibs.h"
 #include "errmsg.h"
 #include "rtcworker.h"
@@ -33,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Every build holds it for reading; fork() takes it for writing.  Writers
  * first, so that a pool kept busy by a session cannot hold fork() back. */
@@ -407,13 +407,6 @@ static void link_instrumented(struct gt_jit *j, struct gt_jit_job *job, const ch
     free(checked);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* A stored cubin, with the lowered name of its name expression if it was
  * built from one: 1 and job->ok set when the store has it. */
 int gt_jit_from_store(const struct gt_store *store, struct gt_key key, struct gt_jit_job *job)
@@ -468,7 +461,7 @@ static void build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
 /* Builds job into job->cubin (job->ok), from the store when it has it. */
 void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_job *job)
 {
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     job->ok = job->from_store = 0;
     pthread_rwlock_rdlock(&building);
     build(j, store, job);
@@ -476,7 +469,7 @@ void gt_jit_build(struct gt_jit *j, const struct gt_store *store, struct gt_jit_
     static atomic_int first_built;
     if (j->state > 0)
         register_exit_hold(&first_built);
-    job->seconds = now() - t0;
+    job->seconds = gt_clock_seconds() - t0;
 }
 
 void gt_jit_job_clear(struct gt_jit_job *job)

@@ -15,11 +15,12 @@
 #include "alloc.h"
 #include "cachefile.h"
 #include "cachewrite.h"
+#include "clock.h"
 #include "direct.h"
+#include "elfsym.h"
 #include "errmsg.h"
 #include "hash.h"
 #include "imageptx.h"
-#include "elfsym.h"
 #include "ptx.h"
 #include "rtcworker.h"
 #include "state.h"
@@ -519,13 +520,6 @@ int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_
     return gt_variant_load(v, built->cubin, built->cubin_size, name, hd, knobs, p->arch.sm, err, errlen);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Builds (or takes out of the store) and loads the choice's variant. */
 static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd, const unsigned block[3],
                        struct gt_variant *v, char *err, size_t errlen)
@@ -549,12 +543,12 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &vj.job);
     int rc = gt_plan_load(p, hd, &ch->knobs, &vj.job, v, err, errlen);
     if (rc == 0)
         gt_debug("kernel %s: variant built from %s %s(%.0f ms)", p->shown, p->recipe.from,
-                 vj.job.from_store ? "out of the store " : "", (now() - t0) * 1e3);
+                 vj.job.from_store ? "out of the store " : "", (gt_clock_seconds() - t0) * 1e3);
     if (vj.job.store_error[0])
         gt_warn("%s", vj.job.store_error);
     gt_variant_job_free(&vj);

@@ -17,6 +17,7 @@
 #include "budget.h"
 #include "alloc.h"
 #include "call.h"
+#include "clock.h"
 #include "hash.h"
 #include "median.h"
 #include "plan.h"
@@ -24,7 +25,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define METER_TIMED 3
 #define EPOCH_SECONDS 1.0
@@ -45,13 +45,6 @@ struct gt_meter {
     unsigned epoch;         /* the last one it was launched in */
     int tuned, broken;      /* broken: its time is unknown, and taken as 0 */
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static uintptr_t key_of(const struct gt_plan *p, uint64_t sig)
 {
@@ -175,7 +168,7 @@ enum gt_budget_turn gt_budget_turn(struct gt_plan *p, const struct gt_call *c, u
         return GT_BUDGET_TUNE;
     enum gt_budget_turn turn = GT_BUDGET_TUNE;
     pthread_mutex_lock(&B.lock);
-    double t = now();
+    double t = gt_clock_seconds();
     if (t - B.epoch_start > EPOCH_SECONDS) {
         B.epoch++;
         B.epoch_start = t;
@@ -255,7 +248,7 @@ void gt_budget_spend(double seconds, double speedup)
     B.sessions++;
     if (speedup > B.best)
         B.best = speedup;
-    double t = now();
+    double t = gt_clock_seconds();
     B.epoch++; /* who is hottest is asked anew among the launches after it */
     B.epoch_start = t;
     if (t - B.last_said >= SAY_EVERY) {

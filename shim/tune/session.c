@@ -38,16 +38,17 @@
 #include "budget.h"
 #include "cachefile.h"
 #include "cachewrite.h"
+#include "clock.h"
 #include "csv.h"
 #include "devk.h"
 #include "estimate.h"
 #include "hash.h"
 #include "median.h"
 #include "modvars.h"
-#include "plan.h"
-#include "poison.h"
 #include "pidpath.h"
+#include "plan.h"
 #include "plot.h"
+#include "poison.h"
 #include "pool.h"
 #include "snapshot.h"
 #include "state.h"
@@ -61,7 +62,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #define DEFAULT_TRIALS 64
 #define DEFAULT_SECONDS 30.0
@@ -127,13 +127,6 @@ struct gt_session_result {
     struct gt_plot plot;   /* its trials, when GPUTUNE_PLOTS asks for pictures */
     struct gt_session_result *next;
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- one session ---- */
 
@@ -343,17 +336,17 @@ static enum gt_rc reference(struct gt_session *s, char *why, size_t len)
 static void task_build(void *arg)
 {
     struct gt_candidate *c = arg;
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &c->vj.job);
-    c->build_s = now() - t0;
+    c->build_s = gt_clock_seconds() - t0;
 }
 
 /* Waits for a candidate's build, counting the wait as compile time. */
 static void wait_build(struct gt_session *s, struct gt_pool *pool, struct gt_candidate *c)
 {
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     gt_pool_wait(pool, &c->task);
-    s->t_compile += now() - t0;
+    s->t_compile += gt_clock_seconds() - t0;
 }
 
 /* GPUTUNE_TRIALS: every trial as a CSV row, appended, for studying a space
@@ -472,7 +465,7 @@ static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, 
 {
     char why[1024], cfgtext[GT_SPACE_TEXT_MAX];
     struct gt_variant v = {0}, plain = {0};
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     const char *outcome = "failed";
     *us = -1;
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
@@ -498,7 +491,7 @@ static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, 
         gt_variant_unload(&v);
         gt_variant_unload(&plain);
     }
-    s->t_run += now() - t0;
+    s->t_run += gt_clock_seconds() - t0;
     return st;
 }
 
@@ -509,7 +502,7 @@ static void estimate_only(struct gt_session *s, struct gt_candidate *c)
     struct gt_variant v = {0};
     struct gt_estimate est;
     const struct gt_estimate *e = NULL;
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     gt_space_format(s->p->space, c->cfg, cfgtext, sizeof cfgtext);
     if (!c->rebuild) {
         e = estimate(s, c, &v, &c->vj.job, cfgtext, &est);
@@ -523,7 +516,7 @@ static void estimate_only(struct gt_session *s, struct gt_candidate *c)
     s->estimates++;
     record(s, cfgtext, "estimated", -1, c->build_s, e);
     gt_strategy_estimated(s->strategy, c->cfg, e);
-    s->t_compile += now() - t0;
+    s->t_compile += gt_clock_seconds() - t0;
 }
 
 /* Compiles on a pool of GPUTUNE_JOBS threads, started at the first session (or online build). */
@@ -555,13 +548,13 @@ static void try_candidate(struct gt_session *s, struct gt_candidate *c, double d
 {
     double us = -1;
     if (c->estimate) {
-        if (now() < deadline)
+        if (gt_clock_seconds() < deadline)
             estimate_only(s, c);
         else
             gt_strategy_estimated(s->strategy, c->cfg, NULL);
         return;
     }
-    enum gt_trial_status st = now() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
+    enum gt_trial_status st = gt_clock_seconds() < deadline ? trial(s, c, &c->vj.job, 0, &us) : GT_TRIAL_INVALID;
     s->trials++;
     s->invalid += st == GT_TRIAL_INVALID;
     if (gt.env.plots)
@@ -580,7 +573,7 @@ static void search(struct gt_session *s, long budget, double deadline)
     struct gt_candidate batch[BATCH];
     size_t n = s->p->space->ndims;
     int more = 1;
-    while (more && s->trials < budget && now() < deadline) {
+    while (more && s->trials < budget && gt_clock_seconds() < deadline) {
         int nb = 0, ntrials = 0;
         for (; nb < BATCH && s->trials + ntrials < budget; nb++) {
             struct gt_candidate *c = &batch[nb];
@@ -663,9 +656,9 @@ static int remeasure(struct gt_session *s, double *baseline)
     int reps = s->repeat < 64 ? s->repeat : 64, winner = -1;
     build_plain(s);
     gt_trial_original(s);
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     int n = gt_timer_measure(&s->timer, gt_trial_restore, gt_trial_launch, s, s->stream, reps, us, &r);
-    s->t_run += now() - t0;
+    s->t_run += gt_clock_seconds() - t0;
     *baseline = n > 0 ? gt_median(us, n) : s->base_us;
     double best = *baseline * (1 - MIN_GAIN);
     for (int i = 0; i < s->nbest; i++) {
@@ -751,12 +744,12 @@ static void session_free(struct gt_session *s)
 /* The original's median time, the first deadlines' base; -1 if unknown. */
 static double measure_original(struct gt_session *s)
 {
-    double us[64], t0 = now();
+    double us[64], t0 = gt_clock_seconds();
     CUresult r;
     gt_trial_original(s);
     int reps = s->repeat < 64 ? s->repeat : 64;
     int n = gt_timer_measure(&s->timer, gt_trial_restore, gt_trial_launch, s, s->stream, reps, us, &r);
-    s->t_run += now() - t0;
+    s->t_run += gt_clock_seconds() - t0;
     return n > 0 ? gt_median(us, n) : -1;
 }
 
@@ -777,20 +770,20 @@ static enum gt_rc prepare(struct gt_session *s, char *why, size_t len)
     collect(s);
     if (gt_snapshot_alloc(&s->snap, why, len) != 0)
         return GT_FAILED;
-    double t0 = now();
+    double t0 = gt_clock_seconds();
     if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_SAVE, s->stream)) != CUDA_SUCCESS ||
         (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
         snprintf(why, len, "saving its buffers failed: %s", gt_cu_error(r));
         return GT_FAILED;
     }
     s->saved = 1;
-    double t1 = now();
+    double t1 = gt_clock_seconds();
     if ((r = gt_snapshot_copy(&s->snap, GT_SNAP_RESTORE, s->stream)) != CUDA_SUCCESS ||
         (r = gt.drv.cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
         snprintf(why, len, "restoring its buffers failed: %s", gt_cu_error(r));
         return GT_FAILED;
     }
-    double t2 = now();
+    double t2 = gt_clock_seconds();
     s->t_save = t1 - t0;
     s->t_restore = t2 - t1;
     gt_debug("kernel %s: snapshot of %d buffers, %.1f MiB in %s memory: saved at %.1f GB/s, restored at %.1f GB/s",
@@ -800,9 +793,9 @@ static enum gt_rc prepare(struct gt_session *s, char *why, size_t len)
         snprintf(why, len, "cannot time trials");
         return GT_FAILED;
     }
-    double t3 = now();
+    double t3 = gt_clock_seconds();
     enum gt_rc rc = reference(s, why, len);
-    s->t_run += now() - t3;
+    s->t_run += gt_clock_seconds() - t3;
     if (rc != GT_OK)
         return rc;
     choose_watchdog(s);
@@ -854,7 +847,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     const struct gt_settings *st = gt_plan_settings(p);
     long budget = st && st->budget_trials > 0 ? (long)st->budget_trials : DEFAULT_TRIALS;
     char why[1024] = "";
-    double t0 = now(), baseline = -1;
+    double t0 = gt_clock_seconds(), baseline = -1;
     double wanted = st && st->budget_seconds > 0 ? st->budget_seconds : DEFAULT_SECONDS;
     double seconds = gt_budget_allows(wanted);
     unsigned long lost = gt_alloc_failures();
@@ -863,10 +856,10 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     enum gt_rc prepared = lost ? GT_NO_MEMORY : prepare(&s, why, sizeof why);
     if (lost)
         snprintf(why, sizeof why, "the shim ran out of memory earlier, and tunes nothing after that");
-    double t1 = now();
+    double t1 = gt_clock_seconds();
     if (prepared == GT_OK && p->jit && gt_plan_recipe(p, why, sizeof why) != 0)
         gt_info("kernel %s: only launch-time knobs can be tried: %s", p->shown, why);
-    s.t_compile += now() - t1;
+    s.t_compile += gt_clock_seconds() - t1;
     if (prepared == GT_OK) {
         s.strategy = gt_strategy_new(st ? st->strategy : NULL, p->space, gt_plan_launch_env(p, c, &env), st,
                                      budget, seed_for(p->k->name, signature), why, sizeof why);
@@ -880,7 +873,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         search(&s, budget, t0 + seconds);
         /* ended by the process's budget, not its own: what it found serves
          * this run, and a later run tunes it whole */
-        cut = seconds < wanted && s.trials < budget && now() >= t0 + seconds;
+        cut = seconds < wanted && s.trials < budget && gt_clock_seconds() >= t0 + seconds;
         winner = remeasure(&s, &baseline);
     }
     restore_app(&s);
@@ -919,7 +912,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
             snprintf(invalid, sizeof invalid, ", the first %s", s.invalid_why);
         gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid%s, %ld computed another result, %ld cut "
                 "short%s): %s %.2f us against %.2f us, %.2fx%s",
-                p->shown, signature, now() - t0, s.trials, s.invalid, invalid, s.verify_failures, s.aborted, estimated,
+                p->shown, signature, gt_clock_seconds() - t0, s.trials, s.invalid, invalid, s.verify_failures, s.aborted, estimated,
                 winner >= 0 ? config : "the original", best, baseline, baseline / best,
                 cut ? "; the process's tuning budget ran out before its trials were done, so it serves this run only "
                       "and a later run tunes it whole" : "");
@@ -934,7 +927,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         else
             gt_warn("kernel %s: its configuration passes %zu characters as text; the tuning result is not kept",
                     p->shown, sizeof config - 1);
-        remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, now() - t0);
+        remember(&s, signature, winner >= 0 ? config : "(original)", baseline, best, gt_clock_seconds() - t0);
         if (winner >= 0) {
             pthread_mutex_lock(&p->lock);
             ch = gt_plan_choose(p, sig, signature, cfg, "tuned now");
@@ -948,7 +941,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         }
     }
     free(dflt);
-    gt_budget_spend(now() - t0, ok && winner >= 0 && s.best[winner].us > 0 ? baseline / s.best[winner].us : 1);
+    gt_budget_spend(gt_clock_seconds() - t0, ok && winner >= 0 && s.best[winner].us > 0 ? baseline / s.best[winner].us : 1);
     session_free(&s);
     end_exclusive();
     return ch && r ? gt_plan_run(p, ch, hd, c, r) : 0;
