@@ -42,7 +42,7 @@ is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's 
     "$TMP/tune.log")" 3 \
     "  faster in the application too: each signature's configuration is kept, said once, as soon as all times of each are 10% apart"
 check "  the exit line states the effect, and its share of the time since the first launch" \
-    grep -q "in the application: of 3 applied configurations checked on its own launches, 3 measured faster and kept (1.2[0-9]x over [0-9]* launches, [0-9.]* ms of GPU time saved in [0-9.]* s since the first launch, [0-9.]*% of it)" \
+    grep -q "in the application: of 3 applied configurations checked on its own launches, 3 measured faster and kept (1.2[0-9]x over their [0-9]* launches, [0-9.]* ms of GPU time saved in [0-9.]* s since the first launch, [0-9.]*% of it)" \
     "$TMP/tune.log"
 is "$(verdicts)" "3 guard = kept 1.250" "  the cache file records the verdicts"
 

@@ -729,7 +729,7 @@ void gt_apply_exit(void)
         char kept[256] = "none measured faster";
         if (sum.kept)
             snprintf(kept, sizeof kept, "%d measured faster and kept (%.2fx over their %lu launches, %.1f ms of GPU "
-                     "time saved in %.1f s since the first launch, %.2f%% of it)", sum.kept,
+                     "time saved in %.2f s since the first launch, %.2f%% of it)", sum.kept,
                      sum.orig_us / (sum.orig_us - sum.saved_us), sum.launches, sum.saved_us / 1e3, ran,
                      ran > 0 ? sum.saved_us / 1e4 / ran : 0);
         gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "
