@@ -2,9 +2,9 @@
  *
  * The version, the format version of the cache file, and the small optional
  * API an application may look up with dlsym(RTLD_DEFAULT, ...) to learn
- * whether it runs under the shim, and to suspend it.  Nothing here is needed to use the shim:
- * LD_PRELOAD is enough; the environment variables are in README (and in
- * shim/env.c, their one table). */
+ * whether it runs under the shim, and to suspend it.  Nothing here is
+ * needed to use the shim: LD_PRELOAD is enough; the environment variables
+ * are in README (and in policy/env.c, their one table). */
 #ifndef GPUTUNE_H
 #define GPUTUNE_H
 
