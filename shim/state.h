@@ -156,9 +156,12 @@ struct gt_launch_state {
     atomic_int ngraphs;
 };
 
-/* shim/intercept/: what the interposition counts (interpose.c). */
+/* shim/intercept/: what the interposition counts (interpose.c), and
+ * whether launches are suspended (hook_launch.c, hook_graph.c; set by
+ * gputune_suspend in top/lifetime.c). */
 struct gt_intercept_state {
     atomic_ulong proc_lookups, proc_replaced; /* cuGetProcAddress */
+    atomic_int suspended;                     /* launches run as the application asked */
 };
 
 struct gt_state {

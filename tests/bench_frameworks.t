@@ -3,7 +3,8 @@
 # (exit status 3, a SKIP line) when its framework is missing; the driver runs the five ways in rounds
 # of rotated order with the environment each needs, compares outputs with the first run's, counts what
 # tuning reported and applied, kills a hung run together with its children, and reports failures,
-# skips and the shim's warnings, the ways of a round timing their groups in turns.
+# skips and the shim's warnings, the ways of a round timing their groups in turns, the shim's ways but
+# off each with a group beside it with the shim suspended.
 # tests/scripts/fake_python plays the workloads.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,8 +30,9 @@ for wl in mlp resnet18 compile_block graphs triton triton_graphs jax cupy; do
     check "$wl: and one SKIP line saying so" grep -qx 'SKIP [a-z]* is not importable: stubbed out' "$TMP/$wl.out"
 done
 
-# Cell N (1 workload, 2 plain, 3 off, 4 run-empty, 5 tune, 6 run-tuned, 7 bitwise, 8 tuned sigs,
-# 9 warm-up, 10 tune wall, 11 verdict) of a workload's row in FILE.
+# Cell N (1 workload, 2 plain, 3 off, 4 run-empty, 5 its in-process ratio, 6 tune, 7 its in-process
+# ratio, 8 run-tuned, 9 its in-process ratio, 10 bitwise, 11 tuned sigs, 12 warm-up, 13 tune wall,
+# 14 verdict) of a workload's row in FILE.
 cell() {
     awk -F'|' -v w="$2" -v n="$3" '$2 == " " w " " { v = $(n + 1); gsub(/^ +| +$/, "", v); print v; exit }' "$1"
 }
@@ -52,20 +54,23 @@ R=$TMP/run.out
 is "$(cell "$R" mlp 2)" "2" "plain: the median of its rounds"
 is "$(cell "$R" mlp 3)" "2.02 (1.010x, 1.01-1.01)" "off: without GPUTUNE_SET, with the shim and a log file; its ratio to plain"
 is "$(cell "$R" mlp 4)" "2.1 (1.050x, 1.05-1.05)" "run-empty: a fresh empty cache directory"
-is "$(cell "$R" mlp 5)" "1.9 (0.950x, 0.95-0.95)" "tune: GPUTUNE_SET and a report"
-is "$(cell "$R" mlp 6)" "1.8 (0.900x, 0.90-0.90)" "run-tuned: the cache tune filled"
+is "$(cell "$R" mlp 5)" "1.024x (1.02-1.02)" "  in-process: its groups over those beside them with the shim suspended"
+is "$(cell "$R" mlp 6)" "1.9 (0.950x, 0.95-0.95)" "tune: GPUTUNE_SET and a report"
+is "$(cell "$R" mlp 7)" "0.927x (0.93-0.93)" "  in-process"
+is "$(cell "$R" mlp 8)" "1.8 (0.900x, 0.90-0.90)" "run-tuned: the cache tune filled"
+is "$(cell "$R" mlp 9)" "0.878x (0.88-0.88)" "  in-process"
 for way in plain off run-empty tune run-tuned; do
     is "$(wc -l <"$TMP/mlp.$way.turns")" 6 "$way: its three groups a round timed in turns, two rounds"
 done
-is "$(cell "$R" mlp 7)" "yes" "outputs bitwise the first run's"
-is "$(cell "$R" mlp 8)" "3 (2 faster, 1 applied)" "signatures tuned, faster and applied"
-is "$(cell "$R" mlp 9)" "0.5, 3.0" "warm-up seconds of plain and of the first tune run"
-is "$(cell "$R" mlp 11)" "run-empty 1.050x > 1.02x" "the verdict names the target missed"
-is "$(cell "$R" resnet18 7)" "no: run-tuned 2/2" "outputs that differ are counted per way"
+is "$(cell "$R" mlp 10)" "yes" "outputs bitwise the first run's"
+is "$(cell "$R" mlp 11)" "3 (2 faster, 1 applied)" "signatures tuned, faster and applied"
+is "$(cell "$R" mlp 12)" "0.5, 3.0" "warm-up seconds of plain and of the first tune run"
+is "$(cell "$R" mlp 14)" "run-empty 1.050x > 1.02x" "the verdict names the target missed"
+is "$(cell "$R" resnet18 10)" "no: run-tuned 2/2" "outputs that differ are counted per way"
 check "and fail the verdict" sh -c "awk -F'|' '\$2 == \" resnet18 \"' '$R' | grep -q 'outputs differ'"
 is "$(cell "$R" triton 3)" "-" "a way whose runs failed has no time"
-is "$(cell "$R" triton 11)" "run-empty 1.050x > 1.02x; 2 runs failed" "failed runs fail the verdict"
-is "$(cell "$R" jax 8)" "-" "no report from a tune run that was killed"
+is "$(cell "$R" triton 14)" "run-empty 1.050x > 1.02x; 2 runs failed" "failed runs fail the verdict"
+is "$(cell "$R" jax 11)" "-" "no report from a tune run that was killed"
 is "$(cell "$R" cupy 2)" "skipped: cupy is not importable: fake" "a skipped workload says why"
 check "a run past --timeout is reported" grep -qx -- "- jax, tuning run: timed out after 2 s; end of .*" "$R"
 check "in a round too" grep -qx -- "- jax, round 1, tune: timed out after 2 s; end of .*" "$R"
@@ -93,12 +98,13 @@ check "then the table printed" cmp "$TMP/table.stdout" "$TMP/table.md"
 fake --rounds 1 --out "$out" mlp >"$TMP/again.out" 2>&1
 is "$?" 0 "again into the same directory: exit status 0"
 check "the workload's directory is cleared first" test ! -e "$out/mlp/stray"
-is "$(cell "$TMP/again.out" mlp 8)" "3 (2 faster, 1 applied)" "and its tuned cache: the first tune run tunes again"
+is "$(cell "$TMP/again.out" mlp 11)" "3 (2 faster, 1 applied)" "and its tuned cache: the first tune run tunes again"
 FAKE_OUT=$TMP/online fake --rounds 2 --online --out "$TMP/online" mlp >"$TMP/online.out" 2>&1
 is "$?" 0 "--online: exit status 0"
-check "  a column more" grep -q '^| workload | plain ms | off | run (empty) | tune (steady) | run (tuned) | online | bitwise |' \
+check "  two columns more" grep -q '^| workload | plain ms | off | run (empty) | .* | run (tuned), in-process: active/suspended | online | online, in-process: active/suspended | bitwise |' \
     "$TMP/online.out"
-is "$(cell "$TMP/online.out" mlp 7)" "1.7 (0.850x, 0.85-0.85)" "  online: a fresh empty cache directory each round"
+is "$(cell "$TMP/online.out" mlp 10)" "1.7 (0.850x, 0.85-0.85)" "  online: a fresh empty cache directory each round"
+is "$(cell "$TMP/online.out" mlp 11)" "0.829x (0.83-0.83)" "  and its groups beside those with the shim suspended"
 is "$(grep '^mlp r2 ' "$TMP/online.out" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' ')" \
     "off run-empty tune run-tuned online plain " "  the sixth way in the rotation"
 mkdir -p "$TMP/other/mlp"

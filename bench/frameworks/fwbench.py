@@ -5,14 +5,24 @@ its model and inputs from fixed seeds with its framework's deterministic
 switches on, runs a warm-up phase (building the model, then the first
 STEADY iterations: compiles, the framework's own set-up and, under the shim in tune
 mode, the trial sessions), then GROUPS groups of N iterations, each group timed
-from an idle device to the next synchronization (under bench/frameworks/run,
-one group per turn the driver gives, FWBENCH_TURNS), and prints
+from an idle device to the next synchronization, and prints
 
     time_ms T            the median over the groups of a group's seconds / N, in ms
     tune_s S             the seconds of the warm-up phase
     time_ms_range A B    the fastest and slowest group, in ms per iteration
+    in_process R         (paired only, below) the median over the groups of the
+                         measured half's time over the suspended half's
     iterations W+GxN
     versions python=... torch=...
+
+Under bench/frameworks/run (FWBENCH_TURNS) each group is a turn the driver
+gives, timed as two halves of N/2 iterations back to back: the measured half
+second on even turns and first on odd ones; time_ms counts the measured
+halves.  With FWBENCH_PAIRED=1 and libgputune loaded (it exports
+gputune_suspend), the other half runs with the shim suspended, so that the
+shim's effect is measured inside one process, free of the pace that differs
+from one process to the next; a workload run alone so splits its groups the
+same way.  N is even, so that every way takes the same steps.
 
 then writes its outputs (losses, parameters, results; large ones as their
 SHA-256 digests) as raw bytes to OUTPUT, so that runs compare bit for bit.
@@ -158,6 +168,18 @@ def turns():
     return os.fdopen(go, "r"), os.fdopen(done, "w", buffering=1)
 
 
+def suspender():
+    """The shim's gputune_suspend when FWBENCH_PAIRED=1 asks for paired groups and the shim is loaded; None
+    otherwise."""
+    if os.environ.get("FWBENCH_PAIRED") != "1":
+        return None
+    import ctypes
+    suspend = getattr(ctypes.CDLL(None), "gputune_suspend", None)
+    if suspend is not None:
+        suspend.argtypes, suspend.restype = [ctypes.c_int], ctypes.c_int
+    return suspend
+
+
 def time_group(step, sync, per_group):
     t = time.perf_counter()
     for _ in range(per_group):
@@ -166,41 +188,64 @@ def time_group(step, sync, per_group):
     return (time.perf_counter() - t) * 1e3 / per_group
 
 
+def time_turn(step, sync, per_group, turn, suspend):
+    """(measured, suspended) ms per iteration of a group timed as two halves, the measured one second on
+    even turns; suspended is None without suspend, and that half then runs as the measured one does."""
+    ms = {}
+    for measured in (False, True) if turn % 2 == 0 else (True, False):
+        if suspend is not None:
+            suspend(0 if measured else 1)
+        ms[measured] = time_group(step, sync, per_group // 2)
+    if suspend is None:
+        return ms[True], None
+    suspend(0)
+    return ms[True], ms[False]
+
+
 def timed_groups(step, sync, groups, per_group, tune_s):
-    """The groups' ms per iteration: all at once when run alone; under the driver, one group per `go` it
-    sends, so that the ways it compares take turns on the device group by group, until it sends `end`."""
-    pipes = turns()
+    """(ms, suspended ms or None) per iteration of each group: all at once when run alone; under the
+    driver, one group per `go` it sends, so that the ways it compares take turns on the device group by
+    group, until it sends `end`."""
+    pipes, suspend = turns(), suspender()
+    if pipes is None and suspend is None:
+        return [(time_group(step, sync, per_group), None) for _ in range(groups)]
     if pipes is None:
-        return [time_group(step, sync, per_group) for _ in range(groups)]
+        return [time_turn(step, sync, per_group, turn, suspend) for turn in range(groups)]
     go, done = pipes
     done.write(f"ready {groups} {tune_s:.3f}\n")
     ms = []
     for line in go:
         if line.strip() != "go":
             break
-        ms.append(time_group(step, sync, per_group))
-        done.write(f"done {ms[-1]:.4f}\n")
+        ms.append(time_turn(step, sync, per_group, len(ms), suspend))
+        done.write("done " + " ".join(f"{t:.4f}" for t in ms[-1] if t is not None) + "\n")
     return ms
 
 
 def run(out, build, groups, per_group, warmup=STEADY):
     """build() makes the model and returns (step, sync, outputs): one iteration, a wait for the device,
     and the list of bytes to write. Times and writes as the top comment says."""
+    if per_group % 2:
+        raise ValueError(f"per_group {per_group} is odd: a turn times two groups of half as many")
     t0 = time.perf_counter()
     step, sync, outputs = build()
     for _ in range(warmup):
         step()
     sync()
     tune_s = time.perf_counter() - t0
-    ms = timed_groups(step, sync, groups, per_group, tune_s)
-    if not ms:
+    timed = timed_groups(step, sync, groups, per_group, tune_s)
+    if not timed:
         print("no group was timed", file=sys.stderr)
         sys.exit(1)
     with open(out, "wb") as f:
         for part in outputs():
             f.write(part)
+    ms = [t for t, _ in timed]
+    paired = [t / suspended for t, suspended in timed if suspended]
     print(f"time_ms {statistics.median(ms):.4f}")
     print(f"tune_s {tune_s:.3f}")
     print(f"time_ms_range {min(ms):.4f} {max(ms):.4f}")
-    print(f"iterations {warmup}+{len(ms)}x{per_group}")
+    if paired:
+        print(f"in_process {statistics.median(paired):.4f}")
+    print(f"iterations {warmup}+{len(timed)}x{per_group}")
     print("versions " + " ".join(f"{k}={v}" for k, v in VERSIONS.items()), flush=True)

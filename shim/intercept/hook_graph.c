@@ -5,11 +5,15 @@
  * cuGraphExecKernelNodeSetParams) goes to the driver with the settled
  * configuration of its signature where a node can hold one (apply.c:
  * gt_apply_node), else as the application gave it.  What the application
- * reads back of a node it set is what the driver holds. */
+ * reads back of a node it set is what the driver holds.  Suspending the
+ * shim (gputune_suspend) governs graphs' launches, not what graphs hold: a
+ * node added or a graph instantiated while suspended gets the same as
+ * otherwise. */
 #include "apply.h"
 #include "graphs.h"
 #include "session.h"
 #include "state.h"
+#include "suspend.h"
 
 /* The parameters to hand the driver: the application's, or `mine`. */
 static const CUDA_KERNEL_NODE_PARAMS *node_params(const CUDA_KERNEL_NODE_PARAMS *p, CUDA_KERNEL_NODE_PARAMS *mine)
@@ -68,17 +72,24 @@ CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph graph, CUD
     return instantiated(gt.drv.cuGraphInstantiateWithParams_ptsz(exec, graph, p), exec, graph);
 }
 
+/* A launch while the shim is suspended (gputune_suspend) replays what the
+ * executable graph holds, neither tuned nor judged nor counted. */
+static CUresult watched(CUgraphExec exec, CUstream s, int per_thread)
+{
+    return gt_suspended() ? gt_graphs_replay(exec, s, per_thread) : gt_graphs_launch(exec, s, per_thread);
+}
+
 /* As a kernel launch does, a graph's launch waits while another thread's
  * session runs (the modes with sessions); in any mode it may be one whose
  * replays are being judged (launch/graphs.c). */
 static CUresult graph_launch(CUgraphExec exec, CUstream s, int per_thread)
 {
     if (gt.mode == GT_MODE_OFF)
-        return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
+        return gt_graphs_replay(exec, s, per_thread);
     if (!gt_session_mode())
-        return gt_graphs_launch(exec, s, per_thread);
+        return watched(exec, s, per_thread);
     gt_session_enter();
-    CUresult r = gt_graphs_launch(exec, s, per_thread);
+    CUresult r = watched(exec, s, per_thread);
     gt_session_leave();
     return r;
 }

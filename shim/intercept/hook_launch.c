@@ -7,11 +7,16 @@
  * application asked.  Only launches the driver accepted are counted, so the
  * application's errors reach it unchanged.  Cooperative launches and
  * launches into a capturing stream are counted and marked; the first never
- * run a variant, the second only one already settled (apply.c). */
+ * run a variant, the second only one already settled (apply.c).  While the
+ * application has suspended the shim (gputune_suspend), a launch runs as
+ * asked and is neither counted nor timed, as in off mode, except that it
+ * still waits for another thread's session, whose buffers it could touch. */
 #include "apply.h"
 #include "capture.h"
+#include "direct.h"
 #include "session.h"
 #include "state.h"
+#include "suspend.h"
 
 static void note(struct gt_handle *hd, const struct gt_call *c, unsigned flags)
 {
@@ -26,6 +31,11 @@ static CUresult watched(const struct gt_call *c, unsigned flags)
 {
     struct gt_handle *hd = gt_reg_lookup(c->f);
     CUresult r;
+    if (gt_suspended()) {
+        if (hd) /* a configuration may have left its cache preference on the function */
+            gt_direct_restore(hd);
+        return gt_call_launch(c, c->f, &c->g);
+    }
     if (hd && !(flags & GT_LAUNCH_COOPERATIVE) && gt_apply_launch(hd, c, &r))
         return r;
     r = gt_call_launch(c, c->f, &c->g);

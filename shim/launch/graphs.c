@@ -198,7 +198,7 @@ static int tune_nodes(struct gt_graph *x, CUstream s, int per_thread)
     return x->built && show(x, 0) == 0 ? x->nchosen : 0;
 }
 
-static CUresult replay(CUgraphExec exec, CUstream s, int per_thread)
+CUresult gt_graphs_replay(CUgraphExec exec, CUstream s, int per_thread)
 {
     return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
 }
@@ -228,11 +228,11 @@ static CUresult checked(struct gt_graph *x, CUstream s, int per_thread)
     if (timed && show(x, slot->variant) != 0) {
         x->step = DONE;
         gt_guard_settle(&x->guard, 1);
-        return replay(x->exec, s, per_thread);
+        return gt_graphs_replay(x->exec, s, per_thread);
     }
     if (timed)
         gt_guard_mark(slot, 0, s, per_thread);
-    CUresult r = replay(x->exec, s, per_thread);
+    CUresult r = gt_graphs_replay(x->exec, s, per_thread);
     if (timed)
         gt_guard_mark(slot, 1, s, per_thread);
     if (gt_guard_settle(&x->guard, timed)) {
@@ -265,7 +265,7 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
         x->step = tune_nodes(x, s, per_thread) ? CHECKING : DONE;
     }
     CUresult r = x && mine && x->step == CHECKING && !atomic_load(&gt.track.captures) ? checked(x, s, per_thread)
-                                                                                       : replay(exec, s, per_thread);
+                                                                                       : gt_graphs_replay(exec, s, per_thread);
     if (x && x->step == DONE && r == CUDA_SUCCESS)
         count_tuned(x);
     if (mine)

@@ -9,6 +9,8 @@ void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph);
 /* The application's launch of exec: it runs, with the steps of graphs.c
  * that are due.  Returns the launch's result. */
 CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread);
+/* The launch of exec as the application asked, none of those steps. */
+CUresult gt_graphs_replay(CUgraphExec exec, CUstream s, int per_thread);
 /* At exit: the graphs whose replays were not judged, said. */
 void gt_graphs_exit(void);
 /* Before the application destroys exec. */

@@ -5,7 +5,8 @@
  * whether another library's dlsym kept the shim from the application's
  * lookups, then tells the user what happened (report.c), and that the shim
  * ran out of memory if nothing said so yet.  The optional API
- * of gputune.h answers from the state. */
+ * of gputune.h answers from the state, and gputune_suspend sets the one
+ * switch that the launch hooks read (intercept/suspend.h). */
 #include "forks.h"
 #include "interpose.h"
 #include "log.h"
@@ -36,4 +37,9 @@ GT_EXPORT const char *gputune_mode(void)
 {
     gt_init();
     return gt_mode_name(gt.mode);
+}
+
+GT_EXPORT int gputune_suspend(int on)
+{
+    return atomic_exchange(&gt.intercept.suspended, on != 0);
 }

@@ -12,7 +12,8 @@
  * which one failed.
  * FAKECUDA_NODES=FILE appends, for each kernel node added or set, its
  * function's name, where it came from (kernel, function, module) and its
- * grid and block width.
+ * grid and block width; FAKECUDA_LAUNCHES=FILE, for each launch run, its
+ * function's name, where it came from and its cache preference.
  * FAKECUDA_PARAMS="offset:size,..." sets the parameter layout every kernel
  * reports (default: an int, a float and two pointers).  Two events time
  * 0.25 ms, or, when the last launch before the second ran a function set to
@@ -132,6 +133,11 @@ static struct fake_func *make_func(const char *name, int is_kernel)
 static int valid(const void *h)
 {
     return h && ((const struct fake_func *)h)->magic == FAKE_MAGIC;
+}
+
+static const char *origin(const struct fake_func *f)
+{
+    return f->from_module ? "module" : f->is_kernel ? "kernel" : "function";
 }
 
 CUresult cuInit(unsigned flags) { CALL(OTHER); (void)flags; return CUDA_SUCCESS; }
@@ -296,6 +302,21 @@ static int last_module; /* the last launch ran a function of a loaded module (a 
 static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned smem, void **params);
 
+/* FAKECUDA_LAUNCHES: each launch run, with what it ran. */
+static void record_launch(const struct fake_func *f)
+{
+    static const char *const caches[] = {[CU_FUNC_CACHE_PREFER_NONE] = "none",
+                                         [CU_FUNC_CACHE_PREFER_SHARED] = "shared",
+                                         [CU_FUNC_CACHE_PREFER_L1] = "l1",
+                                         [CU_FUNC_CACHE_PREFER_EQUAL] = "equal"};
+    const char *path = getenv("FAKECUDA_LAUNCHES");
+    FILE *out = path ? fopen(path, "a") : NULL;
+    if (out) {
+        fprintf(out, "%s %s %s\n", f->name, origin(f), caches[f->cache]);
+        fclose(out);
+    }
+}
+
 static CUresult launch(const void *f, unsigned bx)
 {
     if (!valid(f))
@@ -304,6 +325,7 @@ static CUresult launch(const void *f, unsigned bx)
         return CUDA_ERROR_INVALID_VALUE;
     last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
     last_module = ((const struct fake_func *)f)->from_module;
+    record_launch(f);
     return CUDA_SUCCESS;
 }
 
@@ -635,6 +657,8 @@ static CUresult set_cache(void *f, CUfunc_cache c)
 {
     if (!valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
+    if ((unsigned)c > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
     ((struct fake_func *)f)->cache = c;
     return CUDA_SUCCESS;
 }
@@ -869,8 +893,7 @@ static CUresult node_params(const CUDA_KERNEL_NODE_PARAMS *p)
     const char *path = getenv("FAKECUDA_NODES");
     FILE *out = path ? fopen(path, "a") : NULL;
     if (out) {
-        fprintf(out, "%s %s %ux%u\n", f->name, f->from_module ? "module" : f->is_kernel ? "kernel" : "function",
-                p->gridDimX, p->blockDimX);
+        fprintf(out, "%s %s %ux%u\n", f->name, origin(f), p->gridDimX, p->blockDimX);
         fclose(out);
     }
     return CUDA_SUCCESS;

@@ -28,6 +28,12 @@
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
  *                                   application whose launches come while
  *                                   the shim's builds run on its threads
+ *   minirt --copies N --suspend-every K
+ *                                   the same, the shim suspended (gputune_suspend)
+ *                                   for every second block of K launches: the
+ *                                   2nd, the 4th, ...; each launch sets the
+ *                                   state first and checks that the call
+ *                                   returns the one before (--graph takes it too)
  *   minirt --cubin FILE             load FILE's bytes with cuModuleLoadData, as
  *                                   Triton loads a kernel, and launch its
  *                                   scale(n, a, x, y) three times
@@ -278,11 +284,70 @@ static int in_child(void)
     exit(WEXITSTATUS(st));
 }
 
-/* --graph: copy captured into a graph, which alone runs it. */
-static int run_graph(CUdeviceptr x, CUdeviceptr y)
+/* --suspend-every: gputune_suspend(on), checked to return the state before
+ * (was); exits when the shim does not export it or it returns another. */
+static void suspend(int on, int was)
+{
+    static int (*set)(int);
+    if (!set && !(set = (int (*)(int))dlsym(RTLD_DEFAULT, "gputune_suspend"))) {
+        printf("minirt: no gputune_suspend\n");
+        exit(3);
+    }
+    int got = set(on);
+    if (got != was) {
+        printf("minirt: gputune_suspend(%d) returned %d, not %d\n", on, got, was);
+        exit(9);
+    }
+}
+
+/* --suspend-every: before the i-th launch, the shim suspended for every
+ * second block of `every` launches (none when every is 0); counts those
+ * suspended in *n. */
+static void suspend_turn(int i, int every, int *n)
+{
+    if (every <= 0)
+        return;
+    int on = i / every % 2;
+    suspend(on, i == 0 ? 0 : (i - 1) / every % 2);
+    *n += on;
+}
+
+/* Says how many launches were suspended, if any could be. */
+static void say_suspended(int every, int n)
+{
+    if (every > 0)
+        printf("minirt: %d launches suspended\n", n);
+}
+
+/* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
+ * with suspend_every, every second block of that many with the shim suspended. */
+static int run_copies(int n, int pace_ms, int suspend_every, CUdeviceptr x, CUdeviceptr y)
+{
+    int suspended = 0;
+    copy_x = x;
+    copy_y = y;
+    float *xs = (float *)(uintptr_t)copy_x; /* the stand-in driver's memory is the host's */
+    for (int i = 0; i < 8 * 256; i++)
+        xs[i] = 1.0f + (float)i;
+    for (int i = 0; i < n; i++) {
+        suspend_turn(i, suspend_every, &suspended);
+        launch_copy(8);
+        if (pace_ms > 0)
+            nanosleep(&(struct timespec){.tv_sec = pace_ms / 1000, .tv_nsec = pace_ms % 1000 * 1000000L}, NULL);
+    }
+    check("cuCtxSynchronize", cu.ctxSynchronize());
+    say_suspended(suspend_every, suspended);
+    printf("minirt: done\n");
+    return 0;
+}
+
+/* --graph: copy captured into a graph, which alone runs it; with
+ * suspend_every, as --copies. */
+static int run_graph(int suspend_every, CUdeviceptr x, CUdeviceptr y)
 {
     CUgraph g;
     CUgraphExec e;
+    int suspended = 0;
     copy_x = x;
     copy_y = y;
     check("cuStreamBeginCapture", cu.streamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL));
@@ -290,10 +355,13 @@ static int run_graph(CUdeviceptr x, CUdeviceptr y)
     check("cuStreamEndCapture", cu.streamEndCapture(NULL, &g));
     check("cuGraphInstantiate", cu.graphInstantiate(&e, g, 0));
     check("cuGraphDestroy", cu.graphDestroy(g));
-    for (int i = 0; i < 40; i++)
+    for (int i = 0; i < 40; i++) {
+        suspend_turn(i, suspend_every, &suspended);
         check("cuGraphLaunch", cu.graphLaunch(e, NULL));
+    }
     check("cuCtxSynchronize", cu.ctxSynchronize());
     check("cuGraphExecDestroy", cu.graphExecDestroy(e));
+    say_suspended(suspend_every, suspended);
     printf("minirt: done\n");
     return 0;
 }
@@ -331,7 +399,8 @@ static int run_cubin(const char *path, int by_path, CUdeviceptr x, CUdeviceptr y
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0, pace_ms = 0;
+    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0, pace_ms = 0,
+        suspend_every = 0;
     const char *cubin = NULL;
     int by_path = 0;
     const char *driver = "libcuda.so.1";
@@ -350,6 +419,8 @@ int main(int argc, char **argv)
             copies = atoi(argv[++i]);
         if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
             pace_ms = atoi(argv[++i]);
+        if (strcmp(argv[i], "--suspend-every") == 0 && i + 1 < argc)
+            suspend_every = atoi(argv[++i]);
         if ((strcmp(argv[i], "--cubin") == 0 || strcmp(argv[i], "--cubin-path") == 0) && i + 1 < argc) {
             by_path = strcmp(argv[i], "--cubin-path") == 0;
             cubin = argv[++i];
@@ -445,22 +516,9 @@ int main(int argc, char **argv)
     if (cubin)
         return run_cubin(cubin, by_path, buf[1], buf[2]);
     if (graph_only)
-        return run_graph(buf[1], buf[2]);
-    if (copies) {
-        copy_x = buf[1];
-        copy_y = buf[2];
-        float *x = (float *)(uintptr_t)copy_x; /* the stand-in driver's memory is the host's */
-        for (int i = 0; i < 8 * 256; i++)
-            x[i] = 1.0f + (float)i;
-        for (int i = 0; i < copies; i++) {
-            launch_copy(8);
-            if (pace_ms > 0)
-                nanosleep(&(struct timespec){.tv_sec = pace_ms / 1000, .tv_nsec = pace_ms % 1000 * 1000000L}, NULL);
-        }
-        check("cuCtxSynchronize", cu.ctxSynchronize());
-        printf("minirt: done\n");
-        return 0;
-    }
+        return run_graph(suspend_every, buf[1], buf[2]);
+    if (copies)
+        return run_copies(copies, pace_ms, suspend_every, buf[1], buf[2]);
     if (mix) {
         for (int round = 0; round < 8; round++) {
             for (int i = 0; round >= 4 && i < 5; i++)
