@@ -393,6 +393,21 @@ static void adopt_variant(struct gt_choice *ch, struct arm *a)
 
 /* Every time of the last stage read: the fastest by median becomes the
  * signature's choice, or the original stays; either is written to the cache file. */
+/* At debug, each arm timed in the stage that ends: its median and turns. */
+static void say_stage(const struct gt_online *o, const char *signature)
+{
+    if (!gt_log_enabled(GT_LOG_DEBUG))
+        return;
+    for (int i = 0; i < o->narms; i++) {
+        const struct arm *a = &o->arms[i];
+        char shown[GT_SPACE_TEXT_MAX];
+        if (a->n)
+            gt_debug("kernel %s: launch %s: online, %s stage: '%s' %.2f us (median of %d)%s", o->p->shown,
+                     signature, o->final ? "second" : "first", shown_config(o, a, shown, sizeof shown),
+                     median_of(a), a->n, a->hopeless ? ", hopeless" : "");
+    }
+}
+
 /* The arm fastest by median among those timed in this stage; 0, the
  * original, unless another beats it. */
 static int fastest_arm(const struct gt_online *o)
@@ -438,8 +453,9 @@ static int combine(const struct gt_online *o, uint32_t *cfg)
  * together).  Without it the first stage's fastest arm is the choice, and
  * the guard checks it against the original as it checks any.  Returns 0
  * when the stage is on, -1 when the signature is decided now. */
-static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_call *c)
+static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_call *c, const char *signature)
 {
+    say_stage(o, signature);
     int arms[3] = {0, fastest_arm(o), o->narms};
     uint32_t *cfg = arms[1] ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
     struct gt_plan_launch env;
@@ -462,6 +478,8 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
         gt_debug("kernel %s: launch %s: no launch-time knob to try online", p->shown, signature);
         o->broken = 1; /* nothing measured, nothing to keep */
     } else if (!o->broken) {
+        if (o->final)
+            say_stage(o, signature);
         best = fastest_arm(o);
         med[0] = median_of(&o->arms[0]);
         med[1] = median_of(&o->arms[best]);
@@ -508,7 +526,8 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
         if (o->issued < o->nslots && !o->broken && o->narms > 1) {
             *r = run_slot(o, hd, c);
             ran = 1;
-        } else if (o->read == o->issued && !o->broken && !o->final && o->narms > 1 && start_final(o, p, c) == 0) {
+        } else if (o->read == o->issued && !o->broken && !o->final && o->narms > 1 &&
+                   start_final(o, p, c, signature) == 0) {
             gt_debug("kernel %s: launch %s: online, the second stage", p->shown, signature); /* its turns from the next launch */
         } else if (o->read == o->issued || o->broken || o->narms == 1) {
             o->decided = 1;
