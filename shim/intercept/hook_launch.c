@@ -4,8 +4,9 @@
  * launch as a gt_call and hands it to launch(): a kernel with a
  * configuration to apply runs its variant (apply.c), and in tune mode a
  * launch not yet tuned starts a session (session.c); any other runs as the
- * application asked.  Only launches the driver accepted are counted, so the
- * application's errors reach it unchanged.  Cooperative launches and
+ * application asked.  Only launches the driver accepted are counted (for
+ * the exit report, at info, and only then), so the application's errors
+ * reach it unchanged.  Cooperative launches and
  * launches into a capturing stream are counted and marked; the first never
  * run a variant, the second only one already settled (apply.c).  While the
  * application has suspended the shim (gputune_suspend), a launch runs as
@@ -14,13 +15,20 @@
 #include "apply.h"
 #include "capture.h"
 #include "direct.h"
+#include "log.h"
 #include "session.h"
 #include "state.h"
 #include "suspend.h"
 
+/* A launch of the original: its handle adopted where no hook saw it made,
+ * so that later launches find its plan; counted for the exit report, which
+ * only info shows: below it the counting would be all the launch costs
+ * here beyond the lookup. */
 static void note(struct gt_handle *hd, const struct gt_call *c, unsigned flags)
 {
     if (!hd && !(hd = gt_reg_adopt(c->f)))
+        return;
+    if (!gt_log_enabled(GT_LOG_INFO))
         return;
     if (gt_capture_is_on(c->s, gt_call_per_thread(c)))
         flags |= GT_LAUNCH_CAPTURED;
