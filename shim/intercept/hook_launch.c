@@ -22,8 +22,8 @@
 
 /* A launch of the original: its handle adopted where no hook saw it made,
  * so that later launches find its plan; counted for the exit report, which
- * only info shows: below it the counting would be all the launch costs
- * here beyond the lookup. */
+ * only info shows, so that below it such a launch costs its lookup alone
+ * (the counters are shared by every thread that launches the kernel). */
 static void note(struct gt_handle *hd, const struct gt_call *c, unsigned flags)
 {
     if (!hd && !(hd = gt_reg_adopt(c->f)))
