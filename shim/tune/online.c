@@ -391,8 +391,6 @@ static void adopt_variant(struct gt_choice *ch, struct arm *a)
     a->v = NULL;
 }
 
-/* Every time of the last stage read: the fastest by median becomes the
- * signature's choice, or the original stays; either is written to the cache file. */
 /* At debug, each arm timed in the stage that ends: its median and turns. */
 static void say_stage(const struct gt_online *o, const char *signature)
 {
@@ -470,6 +468,9 @@ static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_c
     return 0;
 }
 
+/* Every time of the last stage read: the fastest by median becomes the
+ * signature's choice, or the original stays; either is written to the
+ * cache file. */
 static void decide(struct gt_online *o, struct gt_plan *p, const char *signature)
 {
     int best = 0;
