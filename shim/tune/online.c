@@ -529,7 +529,8 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
             ran = 1;
         } else if (o->read == o->issued && !o->broken && !o->final && o->narms > 1 &&
                    start_final(o, p, c, signature) == 0) {
-            gt_debug("kernel %s: launch %s: online, the second stage", p->shown, signature); /* its turns from the next launch */
+            /* its turns start at the next launch; this one runs the original */
+            gt_debug("kernel %s: launch %s: online, the second stage", p->shown, signature);
         } else if (o->read == o->issued || o->broken || o->narms == 1) {
             o->decided = 1;
             decide(o, p, signature);
