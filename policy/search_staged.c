@@ -139,7 +139,8 @@ static int staged_guided_init(struct gt_strategy *st, char *err, size_t errlen)
 }
 
 static const char *const staged_params[] = {"sample", "seeds", "sigma", "b", "leaf", NULL};
-static const char *const staged_guided_params[] = {"sample", "seeds", "initial", "step", "top", "trees", "kappa", "local", "ridge", NULL};
+static const char *const staged_guided_params[] = {"sample", "seeds", "initial", "step", "top",
+                                                   "trees",  "kappa", "local",   "ridge", NULL};
 
 const struct gt_search gt_search_staged = {
     .name = "pareto-tree", .params = staged_params, .init = staged_tree_init, .next = staged_next,

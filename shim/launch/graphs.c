@@ -264,8 +264,8 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
     if (x && mine && x->step == WAITING && x->launches >= 2 && !atomic_load(&gt.track.captures)) {
         x->step = tune_nodes(x, s, per_thread) ? CHECKING : DONE;
     }
-    CUresult r = x && mine && x->step == CHECKING && !atomic_load(&gt.track.captures) ? checked(x, s, per_thread)
-                                                                                       : gt_graphs_replay(exec, s, per_thread);
+    int check = x && mine && x->step == CHECKING && !atomic_load(&gt.track.captures);
+    CUresult r = check ? checked(x, s, per_thread) : gt_graphs_replay(exec, s, per_thread);
     if (x && x->step == DONE && r == CUDA_SUCCESS)
         count_tuned(x);
     if (mine)

@@ -912,8 +912,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
             snprintf(invalid, sizeof invalid, ", the first %s", s.invalid_why);
         gt_info("kernel %s: launch %s tuned in %.1f s, %ld trials (%ld invalid%s, %ld computed another result, %ld cut "
                 "short%s): %s %.2f us against %.2f us, %.2fx%s",
-                p->shown, signature, gt_clock_seconds() - t0, s.trials, s.invalid, invalid, s.verify_failures, s.aborted, estimated,
-                winner >= 0 ? config : "the original", best, baseline, baseline / best,
+                p->shown, signature, gt_clock_seconds() - t0, s.trials, s.invalid, invalid, s.verify_failures,
+                s.aborted, estimated, winner >= 0 ? config : "the original", best, baseline, baseline / best,
                 cut ? "; the process's tuning budget ran out before its trials were done, so it serves this run only "
                       "and a later run tunes it whole" : "");
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot; "
@@ -941,7 +941,8 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
         }
     }
     free(dflt);
-    gt_budget_spend(gt_clock_seconds() - t0, ok && winner >= 0 && s.best[winner].us > 0 ? baseline / s.best[winner].us : 1);
+    gt_budget_spend(gt_clock_seconds() - t0,
+                    ok && winner >= 0 && s.best[winner].us > 0 ? baseline / s.best[winner].us : 1);
     session_free(&s);
     end_exclusive();
     return ch && r ? gt_plan_run(p, ch, hd, c, r) : 0;
