@@ -448,13 +448,71 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
     return turn == GT_BUDGET_TUNE && first ? gt_session_tune(p, hd, c, sig, signature, r) : 0;
 }
 
+/* What this thread found last for a plan and a geometry: the choice (NULL:
+ * the original), good while the plan's version is the one it was found
+ * under.  Finding it again costs the signature's text and hash and the
+ * plan's lock, shared by every thread that launches the kernel: most of a
+ * planned launch's path, at every launch of a framework's steady state.
+ * Only what the geometry alone decides is remembered (no signature values
+ * or constraints read from the arguments), and only a settled outcome: a
+ * choice, or a signature done. */
+#define VERDICTS 256
+static _Thread_local struct verdict {
+    const struct gt_plan *p;
+    unsigned version;
+    struct gt_geom g;
+    struct gt_choice *ch;
+} verdicts[VERDICTS];
+
+static struct verdict *verdict_slot(const struct gt_plan *p, const struct gt_call *c)
+{
+    return &verdicts[(gt_reg_geom_fingerprint(&c->g) ^ (uintptr_t)p >> 6) % VERDICTS];
+}
+
+static int by_geometry(const struct gt_plan *p)
+{
+    return (!p->sec || !p->sec->nsignature) && !p->checks_launch;
+}
+
+/* The choice for launch c, under the plan's lock; *tune: it starts a tuning
+ * turn instead.  Returns -1 when the signature cannot be made. */
+static int find_choice(struct gt_plan *p, const struct gt_call *c, uint64_t *sig, char *signature,
+                       struct gt_choice **out, int *tune)
+{
+    unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
+    int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;
+    if (!any_only && gt_plan_signature(p, c, sig, signature, GT_PLAN_SIGNATURE_MAX) != 0)
+        return -1;
+    pthread_mutex_lock(&p->lock);
+    struct gt_choice *ch = gt_plan_find(p, *sig);
+    int done = gt_plan_is_done(p, *sig);
+    /* A session synchronizes the context, which would break another
+     * thread's stream capture: while one is on, tuning waits. */
+    *tune = !ch && p->tune && !done && atomic_load(&gt.track.captures) == 0;
+    if (!*tune && !ch && p->ncached && !done) {
+        ch = nearest(p, *sig, signature);
+        if (!ch)
+            gt_plan_mark_done(p, *sig);
+        done = !ch;
+    }
+    pthread_mutex_unlock(&p->lock);
+    *out = ch;
+    if (!*tune && (ch || done) && by_geometry(p))
+        *verdict_slot(p, c) = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
+    return 0;
+}
+
 /* Runs the variant chosen for this launch, if any.  Returns 1 with the
  * launch's result in *r when the shim ran it (a variant, or a tuning
  * session that ends with the launch), 0 when the caller must launch the
  * original. */
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
 {
+    if (atomic_load_explicit(&hd->unplanned, memory_order_relaxed))
+        return 0;
     struct gt_plan *p = plan_of(hd->kernel);
+    if (!p)
+        atomic_store_explicit(&hd->unplanned, 1, memory_order_relaxed);
     if (!p || c->entry == GT_ENTRY_COOP || c->entry == GT_ENTRY_COOP_PTSZ)
         return 0;
     int captured = gt_capture_is_on(c->s, gt_call_per_thread(c));
@@ -467,23 +525,20 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     if (!p->tune && !p->choices)
         return 0;
     uint64_t sig = 0;
-    char signature[GT_PLAN_SIGNATURE_MAX] = "";
-    int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;
-    if (!any_only && gt_plan_signature(p, c, &sig, signature, sizeof signature) != 0)
-        return 0;
-    pthread_mutex_lock(&p->lock);
-    struct gt_choice *ch = gt_plan_find(p, sig);
-    /* A session synchronizes the context, which would break another
-     * thread's stream capture: while one is on, tuning waits. */
-    int tune = !ch && p->tune && !gt_plan_is_done(p, sig) && atomic_load(&gt.track.captures) == 0;
-    if (!tune && !ch && p->ncached && !gt_plan_is_done(p, sig)) {
-        ch = nearest(p, sig, signature);
-        if (!ch)
-            gt_plan_mark_done(p, sig);
+    char signature[GT_PLAN_SIGNATURE_MAX];
+    signature[0] = '\0';
+    struct gt_choice *ch;
+    const struct verdict *v = verdict_slot(p, c);
+    if (v->p == p && v->version == atomic_load_explicit(&p->version, memory_order_acquire) &&
+        !memcmp(&v->g, &c->g, sizeof v->g)) {
+        ch = v->ch;
+    } else {
+        int tune;
+        if (find_choice(p, c, &sig, signature, &ch, &tune) != 0)
+            return 0;
+        if (tune)
+            return tune_turn(p, hd, c, sig, signature, r);
     }
-    pthread_mutex_unlock(&p->lock);
-    if (tune)
-        return tune_turn(p, hd, c, sig, signature, r);
     if (ch && p->checks_launch)
         ch = gt_allowed_choice(p, ch, c, sig, signature);
     if (ch && gt_plan_runs(ch) && !captured)

@@ -197,6 +197,7 @@ struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *si
     gt_guard_init(&c->guard);
     c->next = p->choices;
     p->choices = c;
+    atomic_fetch_add_explicit(&p->version, 1, memory_order_release);
     return c;
 }
 
@@ -242,6 +243,7 @@ void gt_plan_mark_done(struct gt_plan *p, uint64_t sig)
         p->capdone = cap;
     }
     p->done[p->ndone++] = sig;
+    atomic_fetch_add_explicit(&p->version, 1, memory_order_release);
 }
 
 int gt_plan_is_done(const struct gt_plan *p, uint64_t sig)

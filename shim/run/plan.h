@@ -59,6 +59,8 @@ struct gt_plan {
     size_t ncached;
     uint64_t *done;                /* signatures tuned or given up in this run */
     size_t ndone, capdone;
+    atomic_uint version;           /* moves when choices or done signatures are added: what a thread
+                                    * remembered of the plan before then (apply.c) is stale */
     int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
     uint64_t *said;                /* signatures whose forbidden choice allowed.c has reported */
     size_t nsaid, capsaid;

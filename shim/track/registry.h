@@ -71,6 +71,7 @@ struct gt_handle {
     struct gt_owner *owner;
     struct gt_handle *owner_next;
     atomic_int cache_now;     /* the cache preference the shim put on it (enum gt_cache), 0: the application's */
+    atomic_int unplanned;     /* its kernel has no plan: launches need nothing more (apply.c) */
 };
 
 /* A CUmodule or a CUlibrary: what unloading takes away. */
