@@ -16,17 +16,19 @@
  * each launch timed by two events on the application's stream and read
  * later without waiting.  Nothing is synchronized and no other thread is
  * held; the launches being tried pass one at a time through this module's
- * lock.  Where several knobs each beat the original, a second stage tries
- * them together (built as above where one of them needs a variant) against
- * the fastest arm and the original, FINAL_ROUNDS rounds each.  Once every
+ * lock.  Where arms beat the original, a second stage races the
+ * SHORTLIST fastest of them and, where several knobs each did, those knobs
+ * together (built as above where one needs a variant) against the
+ * original, FINAL_ROUNDS rounds each.  Once every
  * time is read the fastest by median becomes the signature's choice and
  * is written to the cache file (a variant's cubin to the store), and the
  * guard (run/guard.c) then checks it against the original on the launches
- * that follow, as it checks any applied configuration.  A signature with K candidates besides the
- * original is decided after at most 1 + (K + 1) * ROUNDS launches once its
- * builds have ended, 3 * FINAL_ROUNDS more with a second stage, and the
- * reads that follow: a candidate found hopeless, or whose build failed,
- * gives its turns back. */
+ * that follow, as it checks any applied configuration.  A signature with
+ * K candidates besides the original is decided after at most
+ * 1 + (K + 1) * ROUNDS launches once its builds have ended, at most
+ * (SHORTLIST + 2) * FINAL_ROUNDS more with a second stage, and the reads
+ * that follow: a candidate found hopeless, or whose build failed, gives
+ * its turns back. */
 #include "online.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -49,7 +51,8 @@
 #include <string.h>
 
 #define ROUNDS 4        /* the first stage's turns per arm */
-#define FINAL_ROUNDS 6  /* the second stage's */
+#define FINAL_ROUNDS 8  /* the second stage's */
+#define SHORTLIST 3     /* the first stage's arms raced again in the second */
 #define HOPELESS 1.2 /* an arm whose fastest launch is this much slower than the original's median gets no more turns */
 
 #define O (gt.tune.online) /* this module's part of the state */
@@ -444,27 +447,56 @@ static int combine(const struct gt_online *o, uint32_t *cfg)
     return knobs;
 }
 
-/* The second stage, where several knobs each beat the original in the
- * first: all of them together, against the first stage's fastest arm and
- * the original, FINAL_ROUNDS turns each, timed afresh (tune mode's winners
- * often set several knobs, and knobs that each help may not help
- * together).  Without it the first stage's fastest arm is the choice, and
- * the guard checks it against the original as it checks any.  Returns 0
- * when the stage is on, -1 when the signature is decided now. */
+/* Up to SHORTLIST arms of the first stage that beat the original, fastest
+ * first, into arms; returns how many. */
+static int shortlist(const struct gt_online *o, int *arms)
+{
+    double orig = median_of(&o->arms[0]);
+    int n = 0;
+    while (n < SHORTLIST) {
+        int best = 0;
+        for (int i = 1; i < o->narms; i++) {
+            const struct arm *a = &o->arms[i];
+            int taken = 0;
+            for (int k = 0; k < n; k++)
+                taken |= arms[k] == i;
+            if (!taken && a->n && !a->hopeless && median_of(a) < orig &&
+                (!best || median_of(a) < median_of(&o->arms[best])))
+                best = i;
+        }
+        if (!best)
+            break;
+        arms[n++] = best;
+    }
+    return n;
+}
+
+/* The second stage, where more than one arm beat the original in the
+ * first: the SHORTLIST fastest of those and, where several knobs each
+ * did, their best values together, against the original, FINAL_ROUNDS
+ * turns each, timed afresh.  Four turns rank the first stage's arms only
+ * roughly, and the fastest of many by so few is often the luckiest: the
+ * best few race again, as tune mode measures its best few again.  Tune
+ * mode's winners often set several knobs, and knobs that each help may
+ * not help together.  A single arm that beat the original is the choice
+ * at once: the guard races it against the original on the launches that
+ * follow.  Returns 0 when the stage is on, -1 when the signature is
+ * decided now. */
 static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_call *c, const char *signature)
 {
     say_stage(o, signature);
-    int arms[3] = {0, fastest_arm(o), o->narms};
-    uint32_t *cfg = arms[1] ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
+    int arms[SHORTLIST + 2] = {0};
+    int n = 1 + shortlist(o, arms + 1), first = o->narms;
+    uint32_t *cfg = n > 1 ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
     struct gt_plan_launch env;
-    int combined = cfg && combine(o, cfg) > 1 && add_arm(o, p, cfg, gt_plan_launch_env(p, c, &env)) == 0 &&
-                   o->narms > arms[2];
+    if (cfg && combine(o, cfg) > 1 && add_arm(o, p, cfg, gt_plan_launch_env(p, c, &env)) == 0 && o->narms > first)
+        arms[n++] = first;
     free(cfg);
-    if (!combined || schedule(o, arms, 3, FINAL_ROUNDS, 0) != 0)
+    if (n < 3 || schedule(o, arms, n, FINAL_ROUNDS, 0) != 0)
         return -1;
     o->final = 1;
-    if (o->arms[arms[2]].rebuild)
-        start_build(o, p, &o->arms[arms[2]], c);
+    if (o->narms > first && o->arms[first].rebuild)
+        start_build(o, p, &o->arms[first], c);
     return 0;
 }
 
