@@ -286,6 +286,7 @@ bench: all
 	bench/kernels --table $(BUILD)/kernels.md
 	bench/graphs
 	bench/frameworks/run --lib $(BUILD)/libgputune.so --out $(BUILD)/frameworks
+	bench/frameworks/launch_cost --lib $(BUILD)/libgputune.so
 
 # Every strategy on the recorded landscapes, on the CPU (see README, Benchmarks):
 # the own landscapes and the two public ones of bench/landscapes/public (Kernel

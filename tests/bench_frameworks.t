@@ -15,7 +15,7 @@ export PYTHONDONTWRITEBYTECODE=1
 check "the driver and every workload script compile" "$PY" -c '
 import sys
 for f in sys.argv[1:]:
-    compile(open(f).read(), f, "exec")' "$B/run" "$B"/*.py
+    compile(open(f).read(), f, "exec")' "$B/run" "$B/launch_cost" "$B"/*.py
 
 mkdir "$TMP/stubs"
 for m in numpy torch jax cupy triton; do
@@ -29,6 +29,15 @@ for wl in mlp resnet18 compile_block graphs triton triton_graphs jax cupy; do
     is "$?" 3 "$wl: its framework missing: exit status 3"
     check "$wl: and one SKIP line saying so" grep -qx 'SKIP [a-z]* is not importable: stubbed out' "$TMP/$wl.out"
 done
+
+out=$(PYTHONPATH="$TMP/stubs" "$PY" "$B/launch_cost" --lib "$GT_BUILD/libgputune.so" 2>&1)
+is "$?" 0 "launch_cost, PyTorch missing: exit status 0"
+is "$out" "SKIP torch is not importable: stubbed out" "  and one SKIP line saying so"
+"$PY" "$B/launch_cost" --pairs 2 >/dev/null 2>&1
+is "$?" 2 "launch_cost --pairs 2: a usage error"
+"$PY" "$B/launch_cost" --lib "$TMP/none.so" >"$TMP/lc.err" 2>&1
+is "$?" 2 "launch_cost, a library that is not there: exit status 2"
+check "  naming it" grep -q "$TMP/none.so is missing" "$TMP/lc.err"
 
 # Cell N (1 workload, 2 plain, 3 off, 4 run-empty, 5 its in-process ratio, 6 tune, 7 its in-process
 # ratio, 8 run-tuned, 9 its in-process ratio, 10 bitwise, 11 tuned sigs, 12 warm-up, 13 tune wall,
