@@ -30,7 +30,7 @@ for wl in mlp resnet18 compile_block graphs triton triton_graphs jax cupy; do
     check "$wl: and one SKIP line saying so" grep -qx 'SKIP [a-z]* is not importable: stubbed out' "$TMP/$wl.out"
 done
 
-out=$(PYTHONPATH="$TMP/stubs" "$PY" "$B/launch_cost" --lib "$GT_BUILD/libgputune.so" 2>&1)
+out=$(PYTHONPATH="$TMP/stubs" "$PY" "$B/launch_cost" --lib "$GT_PRELOAD" 2>&1)
 is "$?" 0 "launch_cost, PyTorch missing: exit status 0"
 is "$out" "SKIP torch is not importable: stubbed out" "  and one SKIP line saying so"
 "$PY" "$B/launch_cost" --pairs 2 >/dev/null 2>&1
