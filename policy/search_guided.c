@@ -140,24 +140,6 @@ static void pool_add(struct guided *g, const uint32_t *cfg)
     memcpy(g->pool + g->npool++ * k, cfg, k * sizeof *cfg);
 }
 
-static int by_value(const void *a, const void *b, void *ctx)
-{
-    const double *v = ctx;
-    double x = v[*(const size_t *)a], y = v[*(const size_t *)b];
-    return (x > y) - (x < y);
-}
-
-/* Indices 0..n-1 ordered by v ascending; NULL without memory. */
-static size_t *order_by(const double *v, size_t n)
-{
-    size_t *idx = gt_malloc(n * sizeof *idx + 1);
-    for (size_t i = 0; idx && i < n; i++)
-        idx[i] = i;
-    if (idx)
-        qsort_r(idx, n, sizeof *idx, by_value, (void *)v);
-    return idx;
-}
-
 static void add_neighbours(struct gt_strategy *st, struct guided *g, const uint32_t *cfg)
 {
     size_t k = g->data.k;
@@ -256,24 +238,16 @@ static void score_pool(struct gt_strategy *st, struct guided *g, const double *y
 
 /* ---- steps ---- */
 
-static size_t trials_left(const struct gt_strategy *st, size_t want)
-{
-    if (st->budget <= 0)
-        return want;
-    size_t left = st->ntried < (size_t)st->budget ? (size_t)st->budget - st->ntried : 0;
-    return left < want ? left : want;
-}
-
 /* Plans up to want of the pool's best-ranked: the reserved candidates
  * first (see build_pool). */
 static void plan_ranked(struct gt_strategy *st, struct guided *g, size_t want)
 {
     double *y = gt_cart_data_targets(&g->data);
-    size_t *fastest = y ? order_by(y, g->data.n) : NULL, *order = NULL;
+    size_t *fastest = y ? gt_search_order(y, g->data.n) : NULL, *order = NULL;
     if (fastest) {
         build_pool(st, g, fastest);
         score_pool(st, g, y, fastest);
-        order = order_by(g->score, g->npool);
+        order = gt_search_order(g->score, g->npool);
     }
     for (size_t i = 0; order && i < g->npool && g->b.n < want && g->b.n < g->reserved; i++)
         if (order[i] >= g->first && order[i] < g->last &&
@@ -295,7 +269,7 @@ static int guided_plan(struct gt_strategy *st)
         gt_space_default(st->s, g->scratch);
         gt_cart_data_add(&g->data, g->scratch, st->baseline_us, 0);
     }
-    size_t want = trials_left(st, g->started ? g->step : g->initial);
+    size_t want = gt_search_left(st, g->started ? g->step : g->initial);
     if (g->started && g->data.n)
         plan_ranked(st, g, want);
     g->started = 1;

@@ -69,6 +69,12 @@ int gt_search_param_check(const struct gt_strategy *st, const char *name, double
  * 0 when there is none. */
 int gt_search_neighbour(struct gt_strategy *st, const uint32_t *cfg, uint32_t *out);
 
+/* Indices 0..n-1 ordered by v ascending (a stable order for equal values is
+ * not promised); NULL without memory. */
+size_t *gt_search_order(const double *v, size_t n);
+/* want, or the trials the budget leaves when fewer (want without a budget). */
+size_t gt_search_left(const struct gt_strategy *st, size_t want);
+
 /* A batch: configurations a strategy plans as one step of its search,
  * hands out one at a time, and whose results it waits for before planning
  * the next step. */

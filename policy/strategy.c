@@ -187,6 +187,31 @@ int gt_search_neighbour(struct gt_strategy *st, const uint32_t *cfg, uint32_t *o
     return 0;
 }
 
+static int by_value(const void *a, const void *b, void *ctx)
+{
+    const double *v = ctx;
+    double x = v[*(const size_t *)a], y = v[*(const size_t *)b];
+    return (x > y) - (x < y);
+}
+
+size_t *gt_search_order(const double *v, size_t n)
+{
+    size_t *idx = gt_malloc(n * sizeof *idx + 1);
+    for (size_t i = 0; idx && i < n; i++)
+        idx[i] = i;
+    if (idx)
+        qsort_r(idx, n, sizeof *idx, by_value, (void *)v);
+    return idx;
+}
+
+size_t gt_search_left(const struct gt_strategy *st, size_t want)
+{
+    if (st->budget <= 0)
+        return want;
+    size_t left = st->ntried < (size_t)st->budget ? (size_t)st->budget - st->ntried : 0;
+    return left < want ? left : want;
+}
+
 /* ---- batches ---- */
 
 int gt_search_batch_add(struct gt_strategy *st, struct gt_search_batch *b, const uint32_t *cfg)
