@@ -140,16 +140,9 @@ static void pool_add(struct guided *g, const uint32_t *cfg)
     memcpy(g->pool + g->npool++ * k, cfg, k * sizeof *cfg);
 }
 
-static void add_neighbours(struct gt_strategy *st, struct guided *g, const uint32_t *cfg)
+static void add_neighbour(void *g, const uint32_t *cfg)
 {
-    size_t k = g->data.k;
-    for (size_t d = 0; d < k; d++)
-        for (uint32_t v = 0; v < st->s->dims[d].n; v++) {
-            memcpy(g->scratch, cfg, k * sizeof *cfg);
-            g->scratch[d] = v;
-            if (v != cfg[d] && gt_search_valid(st, g->scratch) && !gt_search_tried(st, g->scratch))
-                pool_add(g, g->scratch);
-        }
+    pool_add(g, cfg);
 }
 
 /* A parameter whose values a ridge move steps along. */
@@ -183,7 +176,7 @@ static void build_pool(struct gt_strategy *st, struct guided *g, const size_t *f
     g->npool = g->first = g->last = 0;
     g->reserved = g->local;
     for (size_t t = 0; t < g->data.n && t < g->top; t++) {
-        add_neighbours(st, g, g->data.x + fastest[t] * g->data.k);
+        gt_search_neighbours(st, g->data.x + fastest[t] * g->data.k, g->scratch, add_neighbour, g);
         if (t == 0)
             g->last = g->npool;
     }

@@ -212,6 +212,19 @@ size_t gt_search_left(const struct gt_strategy *st, size_t want)
     return left < want ? left : want;
 }
 
+void gt_search_neighbours(struct gt_strategy *st, const uint32_t *cfg, uint32_t *out,
+                          void (*fn)(void *ctx, const uint32_t *cfg), void *ctx)
+{
+    size_t k = st->s->ndims;
+    for (size_t d = 0; d < k; d++)
+        for (uint32_t v = 0; v < st->s->dims[d].n; v++) {
+            memcpy(out, cfg, k * sizeof *cfg);
+            out[d] = v;
+            if (v != cfg[d] && gt_search_valid(st, out) && !gt_search_tried(st, out))
+                fn(ctx, out);
+        }
+}
+
 /* ---- batches ---- */
 
 int gt_search_batch_add(struct gt_strategy *st, struct gt_search_batch *b, const uint32_t *cfg)
