@@ -30,6 +30,7 @@ static const struct gt_search *const searches[] = {
     &gt_search_exhaustive, &gt_search_random_search, &gt_search_greedy,    &gt_search_hillclimb,
     &gt_search_anneal,     &gt_search_evolution,     &gt_search_predictor, &gt_search_tree,
     &gt_search_pareto,     &gt_search_staged,     &gt_search_guided,     &gt_search_staged_guided,
+    &gt_search_bayes,
 };
 
 /* ---- services ---- */
@@ -159,6 +160,22 @@ int gt_search_param_check(const struct gt_strategy *st, const char *name, double
     if (!v || (parse_real(v, &x) == 0 && x >= lo && x <= hi))
         return 0;
     snprintf(err, errlen, "strategy.%s = %s: expected a number from %g to %g", name, v, lo, hi);
+    return -1;
+}
+
+int gt_search_param_word(const struct gt_strategy *st, const char *name, const char *const *words, int dflt,
+                         char *err, size_t errlen)
+{
+    const char *v = param_text(st, name);
+    if (!v)
+        return dflt;
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(words[i], v))
+            return i;
+    int at = snprintf(err, errlen, "strategy.%s = %s: expected ", name, v);
+    for (int i = 0; words[i] && at >= 0 && (size_t)at < errlen; i++)
+        at += snprintf(err + at, errlen - (size_t)at, "%s%s", words[i],
+                       !words[i + 1] ? "" : !words[i + 2] ? " or " : ", ");
     return -1;
 }
 
