@@ -1,10 +1,9 @@
 /* test_search_model: the model-guided strategies, the additive predictor
  * (search_predictor.c), regression-tree sampling (search_tree.c, with its
- * CART fitting in cart.c), static Pareto pruning (search_pareto.c) and the
+ * CART fitting in cart.c), static Pareto pruning (search_pareto.c), the
  * forest-guided search (search_guided.c, and pareto-guided) and Bayesian
- * optimization (search_bayes.c), on
- * synthetic landscapes with a known optimum, driven as the trial engine
- * drives them (search_drive.h). */
+ * optimization (search_bayes.c), on synthetic landscapes with a known
+ * optimum, driven as the trial engine drives them (search_drive.h). */
 #include "cart.h"
 #include "keys.h"
 #include "search_drive.h"
