@@ -7,7 +7,7 @@
 #                               parsers (clang) and runs each for FUZZ_POLICY_SECONDS (60)
 
 POLICY     := diag env expr space policy keys build strategy search_basic search_local search_evolution \
-              search_predictor search_tree search_pareto search_staged search_guided cart
+              search_predictor search_tree search_pareto search_staged search_guided search_bayes cart
 POLICY_OBJ := $(POLICY:%=$(BUILD)/policy/%.o)
 
 $(BUILD)/libgtcore.a: $(POLICY_OBJ)

@@ -140,34 +140,9 @@ static void pool_add(struct guided *g, const uint32_t *cfg)
     memcpy(g->pool + g->npool++ * k, cfg, k * sizeof *cfg);
 }
 
-static int by_value(const void *a, const void *b, void *ctx)
+static void add_neighbour(void *g, const uint32_t *cfg)
 {
-    const double *v = ctx;
-    double x = v[*(const size_t *)a], y = v[*(const size_t *)b];
-    return (x > y) - (x < y);
-}
-
-/* Indices 0..n-1 ordered by v ascending; NULL without memory. */
-static size_t *order_by(const double *v, size_t n)
-{
-    size_t *idx = gt_malloc(n * sizeof *idx + 1);
-    for (size_t i = 0; idx && i < n; i++)
-        idx[i] = i;
-    if (idx)
-        qsort_r(idx, n, sizeof *idx, by_value, (void *)v);
-    return idx;
-}
-
-static void add_neighbours(struct gt_strategy *st, struct guided *g, const uint32_t *cfg)
-{
-    size_t k = g->data.k;
-    for (size_t d = 0; d < k; d++)
-        for (uint32_t v = 0; v < st->s->dims[d].n; v++) {
-            memcpy(g->scratch, cfg, k * sizeof *cfg);
-            g->scratch[d] = v;
-            if (v != cfg[d] && gt_search_valid(st, g->scratch) && !gt_search_tried(st, g->scratch))
-                pool_add(g, g->scratch);
-        }
+    pool_add(g, cfg);
 }
 
 /* A parameter whose values a ridge move steps along. */
@@ -201,7 +176,7 @@ static void build_pool(struct gt_strategy *st, struct guided *g, const size_t *f
     g->npool = g->first = g->last = 0;
     g->reserved = g->local;
     for (size_t t = 0; t < g->data.n && t < g->top; t++) {
-        add_neighbours(st, g, g->data.x + fastest[t] * g->data.k);
+        gt_search_neighbours(st, g->data.x + fastest[t] * g->data.k, g->scratch, add_neighbour, g);
         if (t == 0)
             g->last = g->npool;
     }
@@ -256,24 +231,16 @@ static void score_pool(struct gt_strategy *st, struct guided *g, const double *y
 
 /* ---- steps ---- */
 
-static size_t trials_left(const struct gt_strategy *st, size_t want)
-{
-    if (st->budget <= 0)
-        return want;
-    size_t left = st->ntried < (size_t)st->budget ? (size_t)st->budget - st->ntried : 0;
-    return left < want ? left : want;
-}
-
 /* Plans up to want of the pool's best-ranked: the reserved candidates
  * first (see build_pool). */
 static void plan_ranked(struct gt_strategy *st, struct guided *g, size_t want)
 {
     double *y = gt_cart_data_targets(&g->data);
-    size_t *fastest = y ? order_by(y, g->data.n) : NULL, *order = NULL;
+    size_t *fastest = y ? gt_search_order(y, g->data.n) : NULL, *order = NULL;
     if (fastest) {
         build_pool(st, g, fastest);
         score_pool(st, g, y, fastest);
-        order = order_by(g->score, g->npool);
+        order = gt_search_order(g->score, g->npool);
     }
     for (size_t i = 0; order && i < g->npool && g->b.n < want && g->b.n < g->reserved; i++)
         if (order[i] >= g->first && order[i] < g->last &&
@@ -295,7 +262,7 @@ static int guided_plan(struct gt_strategy *st)
         gt_space_default(st->s, g->scratch);
         gt_cart_data_add(&g->data, g->scratch, st->baseline_us, 0);
     }
-    size_t want = trials_left(st, g->started ? g->step : g->initial);
+    size_t want = gt_search_left(st, g->started ? g->step : g->initial);
     if (g->started && g->data.n)
         plan_ranked(st, g, want);
     g->started = 1;

@@ -180,18 +180,10 @@ static int next_round(struct gt_strategy *st, struct tree *t, size_t want)
     return t->ndraw > 0;
 }
 
-/* Trials the budget leaves, or a round's worth without a budget. */
-static size_t trials_left(const struct gt_strategy *st, const struct tree *t)
-{
-    if (st->budget <= 0)
-        return t->round;
-    return st->ntried < (size_t)st->budget ? (size_t)st->budget - st->ntried : 0;
-}
-
 static int tree_next(struct gt_strategy *st, uint32_t *cfg)
 {
     struct tree *t = st->state;
-    size_t left = trials_left(st, t);
+    size_t left = gt_search_left(st, t->round);
     if (!left)
         return 0;
     if (t->at == t->ndraw) {
@@ -202,7 +194,7 @@ static int tree_next(struct gt_strategy *st, uint32_t *cfg)
             gt_cart_data_add(&t->data, t->walk, st->baseline_us, 0);
         }
         t->started = 1;
-        if (!next_round(st, t, left < t->round ? left : t->round))
+        if (!next_round(st, t, left))
             return 0;
     }
     memcpy(cfg, t->draw + t->at++ * t->k, t->k * sizeof *cfg);

@@ -63,11 +63,25 @@ double gt_search_param(const struct gt_strategy *st, const char *name, double df
  * [lo, hi]. */
 int gt_search_param_check(const struct gt_strategy *st, const char *name, double lo, double hi, char *err,
                           size_t errlen);
+/* The strategy.NAME parameter as one of words (NULL-terminated): its index,
+ * dflt when it is not set, -1 with err set when it is none of them. */
+int gt_search_param_word(const struct gt_strategy *st, const char *name, const char *const *words, int dflt,
+                         char *err, size_t errlen);
 
 /* A valid configuration not tried yet that differs from cfg in one
  * dimension (any other value of it), drawn at random into out (not cfg);
  * 0 when there is none. */
 int gt_search_neighbour(struct gt_strategy *st, const uint32_t *cfg, uint32_t *out);
+/* Calls fn with every valid configuration not tried yet that differs from
+ * cfg in one dimension, by dimension then value, built in out (not cfg). */
+void gt_search_neighbours(struct gt_strategy *st, const uint32_t *cfg, uint32_t *out,
+                          void (*fn)(void *ctx, const uint32_t *cfg), void *ctx);
+
+/* Indices 0..n-1 ordered by v ascending (a stable order for equal values is
+ * not promised); NULL without memory. */
+size_t *gt_search_order(const double *v, size_t n);
+/* want, or the trials the budget leaves when fewer (want without a budget). */
+size_t gt_search_left(const struct gt_strategy *st, size_t want);
 
 /* A batch: configurations a strategy plans as one step of its search,
  * hands out one at a time, and whose results it waits for before planning
@@ -96,7 +110,8 @@ void gt_search_batch_clear(struct gt_search_batch *b);
 void gt_search_batch_free(struct gt_search_batch *b);
 
 /* The strategies: search_basic.c, search_local.c, search_evolution.c,
- * search_predictor.c, search_tree.c, search_pareto.c, search_staged.c. */
+ * search_predictor.c, search_tree.c, search_pareto.c, search_staged.c,
+ * search_guided.c, search_bayes.c. */
 extern const struct gt_search gt_search_exhaustive, gt_search_random_search;
 extern const struct gt_search gt_search_greedy, gt_search_hillclimb, gt_search_anneal;
 extern const struct gt_search gt_search_evolution;
@@ -104,5 +119,6 @@ extern const struct gt_search gt_search_predictor;
 extern const struct gt_search gt_search_tree;
 extern const struct gt_search gt_search_pareto, gt_search_staged;
 extern const struct gt_search gt_search_guided, gt_search_staged_guided;
+extern const struct gt_search gt_search_bayes;
 
 #endif

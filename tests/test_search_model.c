@@ -1,9 +1,9 @@
 /* test_search_model: the model-guided strategies, the additive predictor
  * (search_predictor.c), regression-tree sampling (search_tree.c, with its
- * CART fitting in cart.c), static Pareto pruning (search_pareto.c) and the
- * forest-guided search (search_guided.c, and pareto-guided), on
- * synthetic landscapes with a known optimum, driven as the trial engine
- * drives them (search_drive.h). */
+ * CART fitting in cart.c), static Pareto pruning (search_pareto.c), the
+ * forest-guided search (search_guided.c, and pareto-guided) and Bayesian
+ * optimization (search_bayes.c), on synthetic landscapes with a known
+ * optimum, driven as the trial engine drives them (search_drive.h). */
 #include "cart.h"
 #include "keys.h"
 #include "search_drive.h"
@@ -820,6 +820,119 @@ static void pareto_guided_tests(void)
     gt_space_free(s);
 }
 
+/* ---- Bayesian optimization ---- */
+
+/* A smooth bowl with its floor at A = 2, B = 1, C = 5, D = 3, E = 1, F = 2. */
+static double bowl(const struct gt_space *s, const uint32_t *c, void *arg)
+{
+    (void)s, (void)arg;
+    static const int floor_at[NDIMS] = {2, 1, 5, 3, 1, 2};
+    double t = 10;
+    for (int d = 0; d < NDIMS; d++)
+        t += ((double)c[d] - floor_at[d]) * ((double)c[d] - floor_at[d]);
+    return t;
+}
+
+static double always_fails(const struct gt_space *s, const uint32_t *c, void *arg)
+{
+    (void)s, (void)c, (void)arg;
+    return -1;
+}
+
+static uint64_t seen_ranks[256];
+static long nseen;
+
+static void note_rank(void *arg, const uint32_t *c, int may_cut, enum gt_trial_status status)
+{
+    (void)may_cut, (void)status;
+    if (nseen < 256)
+        seen_ranks[nseen++] = gt_space_rank(arg, c);
+}
+
+/* The ranks of one run's trials in the order tried, into ranks; how many. */
+static long bayes_trials(const struct gt_space *s, const struct gt_settings *set, uint64_t seed, uint64_t *ranks)
+{
+    struct gt_strategy *st = drive_strategy("bayes", s, set, 64, seed);
+    if (!st)
+        return 0;
+    struct drive d = {.factor = 2, .seen = note_rank};
+    nseen = 0;
+    drive_run(st, s, separable_holes, (void *)s, 64, &d);
+    gt_strategy_free(st);
+    memcpy(ranks, seen_ranks, (size_t)nseen * sizeof *ranks);
+    return drive_clean(&d) ? nseen : -1;
+}
+
+/* bayes: valid, distinct trials, the same for a seed; the floor of a bowl
+ * found; near the optimum of the synthetic landscapes, invalid results and
+ * a slow tail among them; nothing but valid trials when every one fails;
+ * its parameters checked. */
+static void bayes_tests(void)
+{
+    struct gt_space *s = space(0, "E < 2 && F < 3");
+    uint64_t first[256], again[256], other[256];
+    long n1 = bayes_trials(s, NULL, 5, first), n2 = bayes_trials(s, NULL, 5, again);
+    long n3 = bayes_trials(s, NULL, 6, other);
+    ok(n1 == 64 && n2 == 64 && n3 == 64, "bayes: 64 valid, distinct trials, never the original, with invalid "
+       "results among them (%ld, %ld, %ld)", n1, n2, n3);
+    ok(n1 == n2 && !memcmp(first, again, sizeof(uint64_t) * (size_t)n1), "  the same seed, the same trials");
+    ok(n3 != n1 || memcmp(first, other, sizeof(uint64_t) * (size_t)n1), "  another seed, others");
+    int found = 0;
+    long latest = 0;
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        struct drive d;
+        if (run("bayes", s, NULL, bowl, 64, seed, 2, &d) && d.best_us == optimum(s, bowl)) {
+            found++;
+            latest = d.best_at > latest ? d.best_at : latest;
+        }
+    }
+    ok(found == SEEDS && latest <= 64, "  the floor of a smooth bowl (4608 configurations) within 64 trials over %d "
+       "of %d seeds (at trial %ld at the latest)", found, SEEDS, latest);
+    drive_time_fn fns[] = {interacting_log, additive_holes, separable_tail, no_original};
+    const char *what[] = {"interacting", "invalid results", "a slow tail cut short", "no original"};
+    for (int i = 0; i < 4; i++) {
+        double best = optimum(s, fns[i]), sum = 0;
+        int clean = 1;
+        for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+            struct drive d;
+            if (!run("bayes", s, NULL, fns[i], 64, seed, 2, &d))
+                return;
+            clean &= drive_clean(&d) && d.trials == 64;
+            sum += best / d.best_us;
+        }
+        ok(clean && sum / SEEDS >= 0.9, "  %s: 64 valid, distinct trials, on average within 90%% of the optimum over "
+           "%d seeds (%.3f)", what[i], SEEDS, sum / SEEDS);
+    }
+    struct drive d;
+    if (run("bayes", s, NULL, always_fails, 100, 3, 2, &d))
+        ok(d.trials == 100 && d.invalid == 100 && drive_clean(&d), "  every trial failing: 100 valid, distinct "
+           "trials all the same (%ld)", d.trials);
+    struct gt_space *small = space(0, "C < 2 && D < 2 && E < 2");
+    if (run("bayes", small, NULL, separable, 0, 1, 2, &d))
+        ok(d.trials == 383 && d.stopped && drive_clean(&d), "  without a budget: every configuration once (%ld)",
+           d.trials);
+    gt_space_free(small);
+    struct gt_settings set;
+    struct gt_kv kv;
+    const char *acq[] = {"ei", "pi", "lcb"};
+    for (int i = 0; i < 3; i++) {
+        drive_param(&set, &kv, "acquisition", acq[i]);
+        if (run("bayes", s, &set, separable, 64, 2, 2, &d))
+            ok(d.trials == 64 && drive_clean(&d) && d.best_us <= 1.1 * optimum(s, separable),
+               "  strategy.acquisition = %s: within 10%% of the optimum in 64 trials", acq[i]);
+    }
+    char err[256] = "";
+    drive_param(&set, &kv, "acquisition", "ucb");
+    struct gt_strategy *st = gt_strategy_new("bayes", s, NULL, &set, 10, 1, err, sizeof err);
+    ok(!st && !strcmp(err, "strategy.acquisition = ucb: expected ei, pi or lcb"), "bayes refuses %s", err);
+    gt_strategy_free(st);
+    drive_param(&set, &kv, "limit", "1");
+    st = gt_strategy_new("bayes", s, NULL, &set, 10, 1, err, sizeof err);
+    ok(!st && !strcmp(err, "strategy.limit = 1: expected a number from 2 to 4096"), "bayes refuses %s", err);
+    gt_strategy_free(st);
+    gt_space_free(s);
+}
+
 int main(void)
 {
     cart_tests();
@@ -833,5 +946,6 @@ int main(void)
     pareto_tests();
     guided_tests();
     pareto_guided_tests();
+    bayes_tests();
     return done_testing();
 }
