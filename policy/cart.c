@@ -209,7 +209,7 @@ void gt_cart_data_add(struct gt_cart_data *d, const uint32_t *cfg, double us, in
     }
     memcpy(d->x + d->n * d->k, cfg, d->k * sizeof *cfg);
     d->cut[d->n] = (unsigned char)cut;
-    d->y[d->n++] = log(us);
+    d->y[d->n++] = us > 0 ? log(us) : NAN;
 }
 
 static int ascending(const void *a, const void *b)

@@ -48,7 +48,8 @@ struct gt_cart_data {
     size_t n, cap;
 };
 
-/* Adds a result (us > 0); without memory it is lost, not the search. */
+/* Adds a result, its log time NAN where it has none (us <= 0); without
+ * memory it is lost, not the search. */
 void gt_cart_data_add(struct gt_cart_data *d, const uint32_t *cfg, double us, int cut);
 /* What a tree is fitted to: y, those cut short raised to the upper
  * quartile of the measured ones at least.  NULL without memory. */

@@ -43,6 +43,7 @@
  * milliseconds on the recorded spaces (up to 11130 configurations; a run
  * of 64 trials about 30 ms, of 1000 about 0.4 s). */
 #include "alloc.h"
+#include "cart.h"
 #include "strategies.h"
 
 #include <math.h>
@@ -72,9 +73,7 @@ struct bayes {
     size_t k, initial, step, limit, local;
     int acq;
     double xi, kappa;
-    uint32_t *x;                /* the results: n configurations */
-    double *y;                  /* their log time, NAN where invalid */
-    size_t n, cap;
+    struct gt_cart_data d;      /* the results: log time NAN where invalid */
     double scale, noise;        /* the kernel's, once fitted */
     size_t fit_n;               /* the results they were chosen on */
     int fitted, started;
@@ -110,8 +109,7 @@ static void bayes_free(void *state)
     if (!g)
         return;
     gt_search_batch_free(&g->b);
-    free(g->x);
-    free(g->y);
+    gt_cart_data_free(&g->d);
     free(g->scratch);
     free(g);
 }
@@ -134,7 +132,7 @@ static int bayes_init(struct gt_strategy *st, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    g->k = st->s->ndims;
+    g->k = g->d.k = st->s->ndims;
     g->acq = acq;
     g->initial = (size_t)gt_search_param(st, "initial", DEFAULT_INITIAL);
     g->step = (size_t)gt_search_param(st, "step", DEFAULT_STEP);
@@ -145,30 +143,11 @@ static int bayes_init(struct gt_strategy *st, char *err, size_t errlen)
     return 0;
 }
 
-/* Keeps a result; without memory it is lost, not the search. */
-static void add_result(struct bayes *g, const uint32_t *cfg, double y)
-{
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 64;
-        uint32_t *x = gt_realloc(g->x, cap * g->k * sizeof *x + 1);
-        if (x)
-            g->x = x;
-        double *v = gt_realloc(g->y, cap * sizeof *v);
-        if (v)
-            g->y = v;
-        if (!x || !v)
-            return;
-        g->cap = cap;
-    }
-    memcpy(g->x + g->n * g->k, cfg, g->k * sizeof *cfg);
-    g->y[g->n++] = y;
-}
-
 static void bayes_report(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status)
 {
     struct bayes *g = st->state;
     gt_search_batch_report(st, cfg, us, status);
-    add_result(g, cfg, status != GT_TRIAL_INVALID && us > 0 ? log(us) : NAN);
+    gt_cart_data_add(&g->d, cfg, status != GT_TRIAL_INVALID ? us : 0, status == GT_TRIAL_ABORTED);
 }
 
 /* ---- points and the kernel ---- */
@@ -232,21 +211,21 @@ static void forward(const double *l, size_t n, double *b)
 static int targets(const struct bayes *g, double *y, double *best)
 {
     double lo = INFINITY, hi = -INFINITY, sum = 0, sq = 0;
-    for (size_t i = 0; i < g->n; i++)
-        if (!isnan(g->y[i])) {
-            lo = g->y[i] < lo ? g->y[i] : lo;
-            hi = g->y[i] > hi ? g->y[i] : hi;
+    for (size_t i = 0; i < g->d.n; i++)
+        if (!isnan(g->d.y[i])) {
+            lo = g->d.y[i] < lo ? g->d.y[i] : lo;
+            hi = g->d.y[i] > hi ? g->d.y[i] : hi;
         }
     if (!isfinite(lo))
         return 0;
-    for (size_t i = 0; i < g->n; i++) {
-        y[i] = isnan(g->y[i]) ? hi : g->y[i];
+    for (size_t i = 0; i < g->d.n; i++) {
+        y[i] = isnan(g->d.y[i]) ? hi : g->d.y[i];
         sum += y[i];
         sq += y[i] * y[i];
     }
-    double mean = sum / (double)g->n, var = sq / (double)g->n - mean * mean;
+    double mean = sum / (double)g->d.n, var = sq / (double)g->d.n - mean * mean;
     double sd = var > 1e-12 ? sqrt(var) : 1;
-    for (size_t i = 0; i < g->n; i++)
+    for (size_t i = 0; i < g->d.n; i++)
         y[i] = (y[i] - mean) / sd;
     *best = (lo - mean) / sd;
     return 1;
@@ -256,13 +235,13 @@ static int targets(const struct bayes *g, double *y, double *best)
  * half and then the most recent; their count. */
 static size_t fit_set(const struct bayes *g, const double *y, size_t *idx)
 {
-    if (g->n <= g->limit) {
-        for (size_t i = 0; i < g->n; i++)
+    if (g->d.n <= g->limit) {
+        for (size_t i = 0; i < g->d.n; i++)
             idx[i] = i;
-        return g->n;
+        return g->d.n;
     }
-    size_t *order = gt_search_order(y, g->n), n = 0;
-    unsigned char *in = gt_calloc(g->n, 1);
+    size_t *order = gt_search_order(y, g->d.n), n = 0;
+    unsigned char *in = gt_calloc(g->d.n, 1);
     if (!order || !in) {
         free(order);
         free(in);
@@ -270,7 +249,7 @@ static size_t fit_set(const struct bayes *g, const double *y, size_t *idx)
     }
     for (; n < g->limit / 2; n++)
         in[idx[n] = order[n]] = 1;
-    for (size_t i = g->n; i-- > 0 && n < g->limit;)
+    for (size_t i = g->d.n; i-- > 0 && n < g->limit;)
         if (!in[i])
             idx[n++] = i;
     free(order);
@@ -313,8 +292,8 @@ static int fit(struct bayes *g, struct model *m)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)
             d2[i * n + j] = dist2(m->t + i * m->k, m->t + j * m->k, m->k);
-    if (!g->fitted || (g->n < REFIT_UNTIL && 4 * g->n >= 5 * g->fit_n)) {
-        g->fit_n = g->n;
+    if (!g->fitted || (g->d.n < REFIT_UNTIL && 4 * g->d.n >= 5 * g->fit_n)) {
+        g->fit_n = g->d.n;
         double best = -INFINITY;
         for (size_t s = 0; s < sizeof SCALES / sizeof *SCALES; s++)
             for (size_t e = 0; e < sizeof NOISES / sizeof *NOISES; e++) {
@@ -499,8 +478,8 @@ static void model_free(struct model *m)
  * (no valid result, or no memory). */
 static int model_data(const struct gt_strategy *st, const struct bayes *g, struct model *m, size_t *fastest)
 {
-    double *y = gt_malloc(g->n * sizeof *y + 1);
-    size_t *idx = gt_malloc(g->n * sizeof *idx + 1);
+    double *y = gt_malloc(g->d.n * sizeof *y + 1);
+    size_t *idx = gt_malloc(g->d.n * sizeof *idx + 1);
     int ok = y && idx && targets(g, y, &m->best) && (m->n = fit_set(g, y, idx)) > 0;
     m->k = g->k;
     m->t = ok ? gt_malloc(m->n * m->k * sizeof *m->t + 1) : NULL;
@@ -509,10 +488,10 @@ static int model_data(const struct gt_strategy *st, const struct bayes *g, struc
     m->beta = ok ? gt_malloc(m->n * sizeof *m->beta + 1) : NULL;
     ok = ok && m->t && m->y && m->l && m->beta;
     for (size_t i = 0; ok && i < m->n; i++) {
-        point(st, g->x + idx[i] * g->k, m->t + i * m->k);
+        point(st, g->d.x + idx[i] * g->k, m->t + i * m->k);
         m->y[i] = y[idx[i]];
     }
-    for (size_t i = 0; ok && i < g->n; i++)
+    for (size_t i = 0; ok && i < g->d.n; i++)
         if (y[i] == m->best)
             *fastest = i;
     free(y);
@@ -547,7 +526,7 @@ static void plan_model(struct gt_strategy *st, struct bayes *g, size_t want)
     struct model m = {0};
     size_t fastest = 0;
     if (model_data(st, g, &m, &fastest) && fit(g, &m) == 0 && model_room(st, &m, want)) {
-        candidates(st, &m, g->x + fastest * g->k, g->scratch);
+        candidates(st, &m, g->d.x + fastest * g->k, g->scratch);
         predict(g, &m);
         propose(st, g, &m, want);
     }
@@ -566,8 +545,8 @@ static void plan_spread(struct gt_strategy *st, struct bayes *g, size_t want)
         for (int i = 0; i < MAXIMIN_DRAWS && gt_search_random(st, g->scratch); i++) {
             double near = INFINITY;
             point(st, g->scratch, p);
-            for (size_t j = 0; j < g->n + g->b.n; j++) {
-                point(st, j < g->n ? g->x + j * k : g->b.cfg + (j - g->n) * k, q);
+            for (size_t j = 0; j < g->d.n + g->b.n; j++) {
+                point(st, j < g->d.n ? g->d.x + j * k : g->b.cfg + (j - g->d.n) * k, q);
                 double d = dist2(p, q, k);
                 near = d < near ? d : near;
             }
@@ -589,9 +568,9 @@ static int bayes_plan(struct gt_strategy *st)
     gt_search_batch_clear(&g->b);
     if (!g->started && st->baseline_us > 0) {
         gt_space_default(st->s, g->scratch);
-        add_result(g, g->scratch, log(st->baseline_us));
+        gt_cart_data_add(&g->d, g->scratch, st->baseline_us, 0);
     }
-    size_t step = g->n < REFIT_UNTIL || g->step > LATE_STEP ? g->step : LATE_STEP;
+    size_t step = g->d.n < REFIT_UNTIL || g->step > LATE_STEP ? g->step : LATE_STEP;
     size_t want = gt_search_left(st, g->started ? step : g->initial);
     if (g->started)
         plan_model(st, g, want);
