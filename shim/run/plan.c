@@ -214,6 +214,11 @@ struct gt_choice *gt_plan_find(struct gt_plan *p, uint64_t sig)
     return any;
 }
 
+uintptr_t gt_plan_key(const struct gt_plan *p, uint64_t sig)
+{
+    return (uintptr_t)(sig ^ gt_hash64(&p, sizeof p));
+}
+
 /* Whether the choice runs its configuration: not given up, not dropped by its guard. */
 int gt_plan_runs(const struct gt_choice *ch)
 {

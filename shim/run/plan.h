@@ -85,6 +85,8 @@ int gt_plan_parse(const struct gt_plan *p, const char *text, uint32_t *cfg, char
 struct gt_choice *gt_plan_choose(struct gt_plan *p, uint64_t sig, const char *signature, const uint32_t *cfg,
                                  const char *why);
 struct gt_choice *gt_plan_find(struct gt_plan *p, uint64_t sig);
+/* The key of the plan's signature sig in a map of per-signature state (tune/). */
+uintptr_t gt_plan_key(const struct gt_plan *p, uint64_t sig);
 int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap);
 const struct gt_launch *gt_plan_launch_env(const struct gt_plan *p, const struct gt_call *c,
                                           struct gt_plan_launch *env);

@@ -18,7 +18,6 @@
 #include "alloc.h"
 #include "call.h"
 #include "clock.h"
-#include "hash.h"
 #include "median.h"
 #include "plan.h"
 #include "state.h"
@@ -46,20 +45,15 @@ struct gt_meter {
     int tuned, broken;      /* broken: its time is unknown, and taken as 0 */
 };
 
-static uintptr_t key_of(const struct gt_plan *p, uint64_t sig)
-{
-    return (uintptr_t)(sig ^ gt_hash64(&p, sizeof p));
-}
-
 static struct gt_meter *meter_of(const struct gt_plan *p, uint64_t sig)
 {
-    struct gt_meter *m = gt_map_get(&B.meters, key_of(p, sig));
+    struct gt_meter *m = gt_map_get(&B.meters, gt_plan_key(p, sig));
     if (m)
         return m->p == p && m->sig == sig ? m : NULL;
     if (!(m = gt_calloc(1, sizeof *m)))
         return NULL;
     *m = (struct gt_meter){.next = B.all, .p = p, .sig = sig};
-    if (gt_map_put(&B.meters, key_of(p, sig), m) != 0) {
+    if (gt_map_put(&B.meters, gt_plan_key(p, sig), m) != 0) {
         free(m);
         return NULL;
     }

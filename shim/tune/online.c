@@ -34,7 +34,6 @@
 #include "cachefile.h"
 #include "call.h"
 #include "direct.h"
-#include "hash.h"
 #include "jit.h"
 #include "median.h"
 #include "plan.h"
@@ -273,19 +272,14 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     return bad ? NULL : o;
 }
 
-static uintptr_t key_of(const struct gt_plan *p, uint64_t sig)
-{
-    return (uintptr_t)(sig ^ gt_hash64(&p, sizeof p));
-}
-
 static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
 {
-    struct gt_online *o = gt_map_get(&O.trials, key_of(p, sig));
+    struct gt_online *o = gt_map_get(&O.trials, gt_plan_key(p, sig));
     if (o)
         return o->p == p && o->sig == sig ? o : NULL;
     if (!(o = online_new(p, c, sig)))
         return NULL;
-    if (gt_map_put(&O.trials, key_of(p, sig), o) != 0) {
+    if (gt_map_put(&O.trials, gt_plan_key(p, sig), o) != 0) {
         online_free(o);
         return NULL;
     }
