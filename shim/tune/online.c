@@ -403,13 +403,20 @@ static void say_stage(const struct gt_online *o, const char *signature)
     }
 }
 
+/* Whether arm i was timed in this stage and beat arm `than` by median
+ * (0: the original). */
+static int faster(const struct gt_online *o, int i, int than)
+{
+    return o->arms[i].n && median_of(&o->arms[i]) < median_of(&o->arms[than]);
+}
+
 /* The arm fastest by median among those timed in this stage; 0, the
  * original, unless another beats it. */
 static int fastest_arm(const struct gt_online *o)
 {
     int best = 0;
     for (int i = 1; i < o->narms; i++)
-        if (o->arms[i].n && median_of(&o->arms[i]) < median_of(&o->arms[best]))
+        if (faster(o, i, best))
             best = i;
     return best;
 }
@@ -422,17 +429,13 @@ static int fastest_arm(const struct gt_online *o)
 static int combine(const struct gt_online *o, uint32_t *cfg)
 {
     const struct gt_space *sp = o->p->space;
-    double orig = median_of(&o->arms[0]);
     int knobs = 0;
     gt_space_default(sp, cfg);
     for (size_t d = 0; d < sp->ndims; d++) {
         int best = 0;
-        for (int i = 1; i < o->narms; i++) {
-            const struct arm *a = &o->arms[i];
-            if (a->n && a->cfg[d] != sp->dims[d].def && median_of(a) < orig &&
-                (!best || median_of(a) < median_of(&o->arms[best])))
+        for (int i = 1; i < o->narms; i++)
+            if (o->arms[i].cfg[d] != sp->dims[d].def && faster(o, i, best))
                 best = i;
-        }
         if (best) {
             cfg[d] = o->arms[best].cfg[d];
             knobs++;
@@ -445,17 +448,14 @@ static int combine(const struct gt_online *o, uint32_t *cfg)
  * first, into arms; returns how many. */
 static int shortlist(const struct gt_online *o, int *arms)
 {
-    double orig = median_of(&o->arms[0]);
     int n = 0;
     while (n < SHORTLIST) {
         int best = 0;
         for (int i = 1; i < o->narms; i++) {
-            const struct arm *a = &o->arms[i];
             int taken = 0;
             for (int k = 0; k < n; k++)
                 taken |= arms[k] == i;
-            if (!taken && a->n && !a->hopeless && median_of(a) < orig &&
-                (!best || median_of(a) < median_of(&o->arms[best])))
+            if (!taken && !o->arms[i].hopeless && faster(o, i, best))
                 best = i;
         }
         if (!best)
