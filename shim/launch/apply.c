@@ -474,10 +474,11 @@ static int by_geometry(const struct gt_plan *p)
     return (!p->sec || !p->sec->nsignature) && !p->checks_launch;
 }
 
-/* The choice for launch c, under the plan's lock; *tune: it starts a tuning
- * turn instead.  Returns -1 when the signature cannot be made. */
-static int find_choice(struct gt_plan *p, const struct gt_call *c, uint64_t *sig, char *signature,
-                       struct gt_choice **out, int *tune)
+/* The choice for launch c, under the plan's lock, remembered in slot when
+ * it may be; *tune: it starts a tuning turn instead.  Returns -1 when the
+ * signature cannot be made. */
+static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *slot, uint64_t *sig,
+                       char *signature, struct gt_choice **out, int *tune)
 {
     unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
     int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;
@@ -498,7 +499,7 @@ static int find_choice(struct gt_plan *p, const struct gt_call *c, uint64_t *sig
     pthread_mutex_unlock(&p->lock);
     *out = ch;
     if (!*tune && (ch || done) && by_geometry(p))
-        *verdict_slot(p, c) = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
+        *slot = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
     return 0;
 }
 
@@ -528,13 +529,13 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     char signature[GT_PLAN_SIGNATURE_MAX];
     signature[0] = '\0';
     struct gt_choice *ch;
-    const struct verdict *v = verdict_slot(p, c);
+    struct verdict *v = verdict_slot(p, c);
     if (v->p == p && v->version == atomic_load_explicit(&p->version, memory_order_acquire) &&
         !memcmp(&v->g, &c->g, sizeof v->g)) {
         ch = v->ch;
     } else {
         int tune;
-        if (find_choice(p, c, &sig, signature, &ch, &tune) != 0)
+        if (find_choice(p, c, v, &sig, signature, &ch, &tune) != 0)
             return 0;
         if (tune)
             return tune_turn(p, hd, c, sig, signature, r);
