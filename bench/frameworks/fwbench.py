@@ -45,7 +45,7 @@ import time
 VERSIONS = {"python": platform.python_version()}
 
 # Warm-up iterations: enough for every way to be timed in its steady state. Online mode decides a
-# signature with K candidates after at most 1 + 4 (K + 1) + 18 of its launches, and the guard judges a
+# signature with K candidates after at most 1 + 4 (K + 1) + 40 of its launches, and the guard judges a
 # configuration after at most 66 more; a kernel launched once an iteration is settled well within these.
 STEADY = 200
 
