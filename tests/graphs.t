@@ -8,7 +8,9 @@
 # and the captured launches run the original.  A configuration its guard
 # still checks stays out of the graph.  A kernel node added by hand gets a
 # settled variant already loaded, and nothing else (a node has no stream for
-# module-variable copies and no place for a carve-out).
+# module-variable copies and no place for a carve-out).  At instantiation a
+# node with launch-time knobs gets a copy of the original image that has
+# them set on its function.
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -93,6 +95,19 @@ check "  the replays after it count as the variant's launches" grep -q ' info: *
 is "$(graph run 1 grun)" "copy module 8x256;" "run mode: the graph gets the kept variant when it is instantiated"
 check "  said at debug" grep -q "kernel copy: a graph node for launch grid=8,1,1 block=256,1,1 smem=0 runs 'maxrreg=32'" \
     "$TMP/grun.log"
+
+# Launch-time knobs alone: the node's parameters have no place for them, so
+# the node gets a copy of the original image with the knobs set on its
+# function, and the application's own function keeps its settings.
+unset GPUTUNE_POLICY
+is "$(GPUTUNE_FORCE='copy cache=l1 carveout=50' graph run 11 gknobs)" "copy module 8x256;" \
+    "launch-time knobs: the node gets a copy of the image with them set on its function"
+check "  said at debug" grep -q "kernel copy: a graph node for launch .* runs 'cache=l1 carveout=50 " "$TMP/gknobs.log"
+is "$(FAKECUDA_FAIL=cuModuleLoadData GPUTUNE_FORCE='copy cache=l1' graph run 11 gnocopy)" "" \
+    "  the copy failing to load: the node is left as it was, the application's kernel"
+check "  said once at info, nothing at warn" sh -c "grep -c 'cannot give graph nodes .cache=l1 .*: cuModuleLoadData failed' \
+    '$TMP/gnocopy.log' | grep -qx 1 && ! grep -q ' warn: \| error: ' '$TMP/gnocopy.log'"
+export GPUTUNE_POLICY="$TMP/copy.ini"
 
 # The same winner not judged yet (tuned on direct launches, then captured, as
 # frameworks do): run mode judges it on the replays of the graph.

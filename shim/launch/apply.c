@@ -589,7 +589,7 @@ int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in)
     pthread_mutex_lock(&n.p->lock);
     struct gt_choice *ch = gt_plan_find(n.p, n.sig);
     int yes = untuned(&n) ||
-              (ch && ch->rebuild && gt_plan_runs(ch) && !gt_plan_settled(ch));
+              (ch && gt_plan_runs(ch) && !gt_plan_settled(ch));
     pthread_mutex_unlock(&n.p->lock);
     return yes;
 }

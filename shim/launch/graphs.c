@@ -20,8 +20,8 @@
  *      session saves and restores them and launches nothing of the
  *      application's); a copy of the clone with the settled configurations
  *      becomes what the executable graph holds, and what a node can hold of
- *      the winners not judged yet, new or not (a variant, not launch-time
- *      knobs), goes into the clone;
+ *      the winners not judged yet, new or not (a variant, or launch-time
+ *      knobs as a copy of the original image), goes into the clone;
  *   4. the launches after alternate the executable graph between the two
  *      clones, each replay timed with events around it, and the guard
  *      (run/guard.c) judges the replays as it judges a kernel's launches:

@@ -527,12 +527,28 @@ int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_
     return gt_variant_load(v, built->cubin, built->cubin_size, name, hd, knobs, p->arch.sm, err, errlen);
 }
 
+/* The original image loaded again, its function with the knobs set on it:
+ * what a graph node runs for launch-time knobs (gt_plan_node_function). */
+static int load_copy(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
+                     struct gt_variant *v, char *err, size_t errlen)
+{
+    size_t size = 0;
+    const unsigned char *code = hd->kernel->image ? gt_image_code(hd->kernel->image, &size) : NULL;
+    if (!code) {
+        snprintf(err, errlen, "the kernel's image is not at hand to load again");
+        return -1;
+    }
+    return gt_variant_load(v, code, size, hd->kernel->name, hd, knobs, p->arch.sm, err, errlen);
+}
+
 /* Builds (or takes out of the store) and loads the choice's variant. */
 static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd, const unsigned block[3],
                        struct gt_variant *v, char *err, size_t errlen)
 {
     struct gt_variant_job vj;
     struct gt_key key;
+    if (!ch->rebuild)
+        return load_copy(p, hd, &ch->knobs, v, err, errlen);
     memset(&vj, 0, sizeof vj);
     gt_plan_builder_open();
     /* A configuration from the cache: its cubin is in the store, nothing to compile. */
@@ -586,16 +602,19 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
     pthread_mutex_lock(&p->lock);
     struct gt_variant *v = loaded_variant(ch, g, block);
     char err[1024];
-    if (!v && !ch->failed && (v = gt_calloc(1, sizeof *v)) != NULL) {
+    if (!v && !ch->failed && !ch->nocopy && (v = gt_calloc(1, sizeof *v)) != NULL) {
         memcpy(v->block, block, sizeof block);
         if (load_choice(p, ch, hd, g->block, v, err, sizeof err) == 0) {
             v->next = ch->variants;
             ch->variants = v;
         } else {
-            gt_warn("kernel %s: cannot apply '%s': %s; running the original", p->shown, ch->config, err);
+            if (ch->rebuild)
+                gt_warn("kernel %s: cannot apply '%s': %s; running the original", p->shown, ch->config, err);
+            else /* direct launches still apply the knobs to the application's function */
+                gt_info("kernel %s: cannot give graph nodes '%s': %s", p->shown, ch->config, err);
             free(v);
             v = NULL;
-            ch->failed = 1;
+            *(ch->rebuild ? &ch->failed : &ch->nocopy) = 1;
         }
     }
     pthread_mutex_unlock(&p->lock);
@@ -681,16 +700,17 @@ int gt_plan_settled(const struct gt_choice *ch)
 }
 
 /* A kernel node's function with the choice's configuration, in *g its
- * geometry, or NULL: a variant (a node holds no launch-time knobs: no
- * carve-out in its parameters, and a cache preference is the function's)
- * whose module variables need no copies (a node has no stream to copy them
- * on), as `use` allows (plan.h). */
+ * geometry, or NULL: a variant whose module variables need no copies (a
+ * node has no stream to copy them on), as `use` allows (plan.h).  For
+ * launch-time knobs alone the variant is the original image loaded again
+ * with the knobs set on its function: a node's parameters have no place for
+ * a carve-out, and the application's own function keeps its own settings. */
 CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const struct gt_handle *hd,
                                  const struct gt_call *c, enum gt_node_use use, struct gt_geom *g)
 {
     char err[512];
     unsigned block[3];
-    if ((!gt_plan_settled(ch) && use != GT_NODE_CHECKED) || !ch->rebuild ||
+    if ((!gt_plan_settled(ch) && use != GT_NODE_CHECKED) ||
         gt_plan_geometry(p, ch->cfg, c, g, err, sizeof err) != 0)
         return NULL;
     struct gt_variant *v;
@@ -708,9 +728,10 @@ CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const 
  * here for as long as it lives, so only a configuration already settled
  * goes in (kept by its guard, or run unchecked), and only as far as it can
  * be captured: a variant already loaded in this context (the copies of its
- * module variables are captured with it), or launch-time knobs without a
- * cache preference (the carve-out goes with the launch; a cache preference
- * is the function's, set on the host, and loading a module is no stream
+ * module variables are captured with it; for launch-time knobs, the copy of
+ * the image a graph's nodes got), or launch-time knobs without a cache
+ * preference (the carve-out goes with the launch; a cache preference is the
+ * function's, set on the host, and loading a module is no stream
  * operation).  Nothing is set on a function during a capture: a call the
  * driver finds unsafe there would invalidate the application's capture.
  * Returns as gt_plan_run. */
@@ -720,15 +741,13 @@ int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_hand
     struct gt_geom g;
     char err[512];
     unsigned block[3];
-    int knobs_only = !ch->rebuild;
-    if (!gt_plan_settled(ch) || (knobs_only && ch->knobs.cache != GT_CACHE_DEFAULT) ||
-        (knobs_only && atomic_load_explicit(&hd->cache_now, memory_order_relaxed) != GT_CACHE_DEFAULT) ||
-        gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0)
+    if (!gt_plan_settled(ch) || gt_plan_geometry(p, ch->cfg, c, &g, err, sizeof err) != 0)
         return 0;
     pthread_mutex_lock(&p->lock);
-    struct gt_variant *v = ch->rebuild ? loaded_variant(ch, &g, block) : NULL;
+    struct gt_variant *v = loaded_variant(ch, &g, block);
     pthread_mutex_unlock(&p->lock);
-    if (ch->rebuild && !v)
+    if (!v && (ch->rebuild || ch->knobs.cache != GT_CACHE_DEFAULT ||
+               atomic_load_explicit(&hd->cache_now, memory_order_relaxed) != GT_CACHE_DEFAULT))
         return 0;
     *r = run_config(ch, v, hd, c, &g);
     if (*r == CUDA_SUCCESS)

@@ -26,6 +26,7 @@ struct gt_choice {
     const char *why;        /* GPUTUNE_FORCE, the cache, ... */
     double time_us, baseline_us; /* as tuned, 0 if unknown */
     int failed;             /* given up: the original runs */
+    int nocopy;             /* launch-time knobs whose copy of the image for graph nodes failed to load */
     atomic_int said;        /* its first launch was described */
     int guarded;            /* checked against the original on the application's launches (guard.c) */
     struct gt_guard guard;
@@ -33,7 +34,8 @@ struct gt_choice {
     const char *elsewhere;  /* the device its entry was tuned on when not this one, else NULL */
     const char *from;       /* and the cache file it came from */
     atomic_ulong launches;  /* launches it ran that the driver took, the original's under the guard included */
-    struct gt_variant *variants; /* per context and block; none when only launch-time knobs change */
+    struct gt_variant *variants; /* per context and block; for launch-time knobs alone, copies of the
+                                  * original image that graph nodes run (direct launches run the original) */
     struct gt_choice *next;
 };
 
