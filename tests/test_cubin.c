@@ -3,6 +3,7 @@
  * against the PTX of the same source. */
 #include "cubin.h"
 #include "fixtures.h"
+#include "modvars.h"
 #include "ptx.h"
 
 static struct gt_cubin load(const char *name)
@@ -107,6 +108,40 @@ static void test_variables(const struct gt_cubin *c)
     ok(!kernel(c, "scale")->vars_known, "a linked cubin does not say which kernel uses which");
 }
 
+/* The names gt_modvars gives kernel in kernels.cubin, with the PTX or
+ * without, as "name:writable ...". */
+static const char *modvars_of(const unsigned char *cubin, size_t size, const char *ptx, const char *kernel)
+{
+    static char out[256];
+    struct gt_modvar *v;
+    int n;
+    if (gt_modvars(cubin, size, ptx, kernel, 90, &v, &n) != 0)
+        return "error";
+    out[0] = 0;
+    for (int i = 0; i < n; i++)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s:%d", i ? " " : "", v[i].name, v[i].writable);
+    gt_modvars_free(v, n);
+    return out;
+}
+
+/* A linked cubin names no variables per kernel: all count, unless the PTX
+ * it was compiled from says which the kernel reaches. */
+static void test_modvars(void)
+{
+    size_t size, psize;
+    unsigned char *b = fx_read("kernels.cubin", &size);
+    char *ptx = (char *)fx_read("kernels.ptx", &psize);
+    is_str(modvars_of(b, size, NULL, "scale"), "hits:1 coef:0 unused_table:1", "without the PTX: every variable");
+    is_str(modvars_of(b, size, ptx, "scale"), "coef:0", "with it: scale reads coef alone");
+    is_str(modvars_of(b, size, ptx, "count_hits"), "hits:1", "  count_hits writes hits");
+    is_str(modvars_of(b, size, ptx, "empty_kernel"), "", "  empty_kernel reaches none");
+    is_str(modvars_of(b, size, ptx, "no_such_kernel"), "hits:1 coef:0 unused_table:1",
+           "  a kernel the PTX does not define: every variable");
+    is_str(modvars_of(b, size, "not PTX", "scale"), "hits:1 coef:0 unused_table:1", "  PTX that does not parse: the same");
+    free(ptx);
+    free(b);
+}
+
 static void test_relocatable(void)
 {
     struct gt_cubin c = load("linked_a.cubin");
@@ -154,6 +189,7 @@ int main(void)
     gt_cubin_free(&c);
 
     test_relocatable();
+    test_modvars();
     test_suffix();
     return done_testing();
 }

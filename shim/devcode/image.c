@@ -107,6 +107,15 @@ const unsigned char *gt_image_code(const struct gt_image *img, size_t *size)
     return gt_image_container(img, size);
 }
 
+/* The PTX text the image's code was compiled from, when it is at hand
+ * whole: the image itself, or a cubin's PTX found beside it (Triton's). */
+const char *gt_image_ptx_text(const struct gt_image *img)
+{
+    return img->format == GT_FMT_PTX ? (const char *)img->bytes
+           : img->format == GT_FMT_CUBIN ? img->sibling_ptx
+                                         : NULL;
+}
+
 static int ptx_target(const unsigned char *text, size_t size)
 {
     const char *end = (const char *)text + size;

@@ -37,6 +37,7 @@ enum gt_format gt_image_format(const void *p);
 size_t gt_image_size(const void *p, enum gt_format format);
 const unsigned char *gt_image_container(const struct gt_image *img, size_t *size);
 const unsigned char *gt_image_code(const struct gt_image *img, size_t *size);
+const char *gt_image_ptx_text(const struct gt_image *img);
 void gt_image_describe(struct gt_image *img);
 uint64_t gt_image_hash(struct gt_image *img);
 const char *gt_format_name(enum gt_format f);

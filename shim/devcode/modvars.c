@@ -5,8 +5,12 @@
  * write: both need the names of the variables a kernel reaches.  They come
  * from the code itself: the cubin for the device when it holds one (its
  * relocations say which variables each kernel touches), else its PTX (which
- * says the same of each entry and what it calls).  When the code cannot
- * tell, every variable of the module counts. */
+ * says the same of each entry and what it calls).  A linked cubin names no
+ * variables per kernel: there the PTX it was compiled from, when known,
+ * says (Triton's cubins hold a string for the math library's
+ * configuration query that no kernel reads; counting it would copy it
+ * around every launch of a variant).  When nothing can tell, every
+ * variable of the module counts. */
 #include "modvars.h"
 #include "alloc.h"
 #include "devcode.h"
@@ -45,10 +49,40 @@ static int from_ptx(const struct gt_ptx_module *m, const char *kernel, struct gt
     return 0;
 }
 
+/* From `ptx`, the text a cubin was compiled from, when it defines kernel:
+ * 1 with *out and *n, else 0. */
+static int from_source(const char *ptx, const char *kernel, struct gt_modvar **out, int *n)
+{
+    struct gt_ptx_module m;
+    char err[128];
+    if (!ptx || gt_ptx_parse(ptx, strlen(ptx), &m, err, sizeof err) != 0)
+        return 0;
+    const struct gt_ptx_func *f = gt_ptx_find(&m, kernel);
+    int found = f && f->is_entry;
+    if (found && f->nvars && !(*out = gt_calloc(f->nvars, sizeof **out)))
+        found = 0;
+    if (found && from_ptx(&m, kernel, *out, n) != 0) {
+        gt_modvars_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        found = 0;
+    }
+    gt_ptx_free(&m);
+    return found;
+}
+
+static int cubin_knows(const struct gt_cubin *c, const char *kernel)
+{
+    const struct gt_cubin_kernel *k = gt_cubin_find(c, kernel);
+    return k && k->vars_known;
+}
+
 /* The variables `kernel` uses in code (a cubin, PTX or fatbin) as the
- * driver would load it on a device of architecture `arch`.  Returns 0 with
- * *out (free with gt_modvars_free) and *n, or -1 if the code cannot be read. */
-int gt_modvars(const unsigned char *code, size_t size, const char *kernel, int arch, struct gt_modvar **out, int *n)
+ * driver would load it on a device of architecture `arch`; `ptx`, when not
+ * NULL, is the PTX text the code was compiled from.  Returns 0 with *out
+ * (free with gt_modvars_free) and *n, or -1 if the code cannot be read. */
+int gt_modvars(const unsigned char *code, size_t size, const char *ptx, const char *kernel, int arch,
+               struct gt_modvar **out, int *n)
 {
     struct gt_devcode dc;
     char err[128];
@@ -62,6 +96,8 @@ int gt_modvars(const unsigned char *code, size_t size, const char *kernel, int a
         struct gt_devcode_entry *e = &dc.entries[pick];
         gt_devcode_decode(&dc, pick);
         size_t cap = e->status != 1 ? 0 : e->fe.kind == GT_FATBIN_ELF ? e->cubin.nvars : e->ptx.nvars;
+        if (cap && e->fe.kind == GT_FATBIN_ELF && !cubin_knows(&e->cubin, kernel) && from_source(ptx, kernel, out, n))
+            cap = 0;
         if (cap && !(*out = gt_calloc(cap, sizeof **out)))
             rc = -1;
         else if (cap && e->fe.kind == GT_FATBIN_ELF)

@@ -9,8 +9,8 @@ struct gt_modvar {
     int writable; /* .global (a __device__ variable); 0 for .const */
 };
 
-int gt_modvars(const unsigned char *code, size_t size, const char *kernel, int arch, struct gt_modvar **out,
-               int *n);
+int gt_modvars(const unsigned char *code, size_t size, const char *ptx, const char *kernel, int arch,
+               struct gt_modvar **out, int *n);
 void gt_modvars_free(struct gt_modvar *v, int n);
 
 #endif

@@ -524,7 +524,10 @@ int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_
     }
     if (np >= 0 && gt_recipe_check(built, name, k->params, np, err, errlen) != 0)
         return -1;
-    return gt_variant_load(v, built->cubin, built->cubin_size, name, hd, knobs, p->arch.sm, err, errlen);
+    /* A variant built from the image's PTX uses what that PTX's kernel uses;
+     * one built from the application's source, with other macros, may not. */
+    const char *ptx = k->image && !k->image->nvrtc ? gt_image_ptx_text(k->image) : NULL;
+    return gt_variant_load(v, built->cubin, built->cubin_size, ptx, name, hd, knobs, p->arch.sm, err, errlen);
 }
 
 /* The original image loaded again, its function with the knobs set on it:
@@ -538,7 +541,8 @@ static int load_copy(struct gt_plan *p, const struct gt_handle *hd, const struct
         snprintf(err, errlen, "the kernel's image is not at hand to load again");
         return -1;
     }
-    return gt_variant_load(v, code, size, hd->kernel->name, hd, knobs, p->arch.sm, err, errlen);
+    return gt_variant_load(v, code, size, gt_image_ptx_text(hd->kernel->image), hd->kernel->name, hd, knobs,
+                           p->arch.sm, err, errlen);
 }
 
 /* Builds (or takes out of the store) and loads the choice's variant. */
@@ -721,6 +725,9 @@ CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const 
     } else {
         v = gt_plan_variant(p, ch, hd, g);
     }
+    if (v && v->nvars)
+        gt_debug("kernel %s: a graph node for launch %s cannot run '%s': its module has %d variables to copy at "
+                 "each launch, and a node has no stream for them", p->shown, ch->signature, ch->config, v->nvars);
     return v && !v->nvars ? v->fn : NULL;
 }
 

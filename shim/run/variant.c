@@ -74,12 +74,12 @@ static void pair_variable(struct gt_variant *v, CUmodule orig, const char *name,
 }
 
 /* Pairs the variables `kernel` uses in the code loaded with the original's. */
-static int pair_variables(struct gt_variant *v, const unsigned char *code, size_t size, const char *kernel,
-                          const struct gt_handle *orig, int arch)
+static int pair_variables(struct gt_variant *v, const unsigned char *code, size_t size, const char *ptx,
+                          const char *kernel, const struct gt_handle *orig, int arch)
 {
     struct gt_modvar *vars;
     int n;
-    if (gt_modvars(code, size, kernel, arch, &vars, &n) != 0)
+    if (gt_modvars(code, size, ptx, kernel, arch, &vars, &n) != 0)
         return -1;
     CUmodule om = n ? gt_variant_original(orig) : NULL;
     int rc = n && (!om || !(v->vars = gt_calloc((size_t)n, sizeof *v->vars))) ? -1 : 0;
@@ -89,9 +89,10 @@ static int pair_variables(struct gt_variant *v, const unsigned char *code, size_
     return rc;
 }
 
-/* Loads `code` (a cubin or the original image) into the current context and
- * prepares kernel `kernel` in it to stand in for `orig`. */
-int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size, const char *kernel,
+/* Loads `code` (a cubin or the original image; `ptx`, the PTX text it was
+ * compiled from, or NULL) into the current context and prepares kernel
+ * `kernel` in it to stand in for `orig`. */
+int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size, const char *ptx, const char *kernel,
                     const struct gt_handle *orig, const struct gt_knobs *knobs, int arch, char *err, size_t errlen)
 {
     CUdevice dev = 0;
@@ -104,7 +105,7 @@ int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size
     if (r == CUDA_SUCCESS && (what = "cuModuleGetFunction") && (r = gt.drv.cuModuleGetFunction(&v->fn, v->module, kernel)) == CUDA_SUCCESS &&
         (what = "a setting of the original") && (r = inherit_settings(v->fn, orig->kernel, dev)) == CUDA_SUCCESS &&
         (what = "the cache preference or carve-out") && (r = apply_knobs(v->fn, knobs)) == CUDA_SUCCESS &&
-        pair_variables(v, code, size, kernel, orig, arch) != 0) {
+        pair_variables(v, code, size, ptx, kernel, orig, arch) != 0) {
         snprintf(err, errlen, "cannot find the original's module-scope variables");
         gt_variant_unload(v);
         return -1;

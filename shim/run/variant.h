@@ -23,7 +23,7 @@ struct gt_variant {
     struct gt_variant *next;
 };
 
-int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size, const char *kernel,
+int gt_variant_load(struct gt_variant *v, const unsigned char *code, size_t size, const char *ptx, const char *kernel,
                     const struct gt_handle *orig, const struct gt_knobs *knobs, int arch, char *err, size_t errlen);
 void gt_variant_mirror(const struct gt_variant *v, CUstream s, int per_thread, int back);
 struct gt_call;

@@ -209,7 +209,7 @@ static void add_variables(struct gt_session *s)
     struct gt_modvar *vars;
     int n;
     CUmodule m = code ? gt_variant_original(s->hd) : NULL;
-    if (!m || gt_modvars(code, size, k->name, s->p->arch.sm, &vars, &n) != 0)
+    if (!m || gt_modvars(code, size, gt_image_ptx_text(k->image), k->name, s->p->arch.sm, &vars, &n) != 0)
         return;
     for (int i = 0; i < n; i++) {
         CUdeviceptr a;
