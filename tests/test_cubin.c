@@ -137,7 +137,8 @@ static void test_modvars(void)
     is_str(modvars_of(b, size, ptx, "empty_kernel"), "", "  empty_kernel reaches none");
     is_str(modvars_of(b, size, ptx, "no_such_kernel"), "hits:1 coef:0 unused_table:1",
            "  a kernel the PTX does not define: every variable");
-    is_str(modvars_of(b, size, "not PTX", "scale"), "hits:1 coef:0 unused_table:1", "  PTX that does not parse: the same");
+    is_str(modvars_of(b, size, "not PTX", "scale"), "hits:1 coef:0 unused_table:1",
+           "  PTX that does not parse: the same");
     free(ptx);
     free(b);
 }
