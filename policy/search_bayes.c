@@ -577,8 +577,7 @@ static int bayes_plan(struct gt_strategy *st)
     else
         plan_spread(st, g, want);
     g->started = 1;
-    while (g->b.n < want && gt_search_random(st, g->scratch) && gt_search_batch_add(st, &g->b, g->scratch) > 0)
-        continue;
+    gt_search_batch_fill(st, &g->b, g->scratch, want);
     return g->b.n > 0;
 }
 

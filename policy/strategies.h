@@ -104,6 +104,9 @@ int gt_search_batch_next(struct gt_strategy *st, struct gt_search_batch *b, int 
 /* The report of a strategy whose state starts with its batch: records the
  * result of a configuration handed out. */
 void gt_search_batch_report(struct gt_strategy *st, const uint32_t *cfg, double us, enum gt_trial_status status);
+/* Tops b up to `want` configurations with random untried ones (scratch:
+ * room for one), fewer when the space runs out. */
+void gt_search_batch_fill(struct gt_strategy *st, struct gt_search_batch *b, uint32_t *scratch, size_t want);
 /* The index of the fastest result, -1 when none has a time. */
 long gt_search_batch_best(const struct gt_search_batch *b);
 void gt_search_batch_clear(struct gt_search_batch *b);

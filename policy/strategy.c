@@ -304,6 +304,12 @@ long gt_search_batch_best(const struct gt_search_batch *b)
     return best;
 }
 
+void gt_search_batch_fill(struct gt_strategy *st, struct gt_search_batch *b, uint32_t *scratch, size_t want)
+{
+    while (b->n < want && gt_search_random(st, scratch) && gt_search_batch_add(st, b, scratch) > 0)
+        continue;
+}
+
 void gt_search_batch_clear(struct gt_search_batch *b)
 {
     b->n = b->out = b->done = 0;

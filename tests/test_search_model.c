@@ -226,6 +226,18 @@ static double optimum(const struct gt_space *s, drive_time_fn f)
     return best;
 }
 
+/* Strategy `name` with strategy.key = value is refused with message `want`. */
+static void refuses(const char *name, const struct gt_space *s, const char *key, const char *value, const char *want)
+{
+    struct gt_settings set;
+    struct gt_kv kv;
+    char err[256] = "";
+    drive_param(&set, &kv, key, value);
+    struct gt_strategy *st = gt_strategy_new(name, s, NULL, &set, 10, 1, err, sizeof err);
+    ok(!st && !strcmp(err, want), "%s refuses %s", name, err);
+    gt_strategy_free(st);
+}
+
 /* One run; 0 when the strategy could not be made. */
 static int run(const char *name, const struct gt_space *s, const struct gt_settings *set, drive_time_fn f,
                long budget, uint64_t seed, double factor, struct drive *d)
@@ -732,17 +744,8 @@ static void pareto_tests(void)
            "pareto copes with %s (%ld trials, %ld invalid, %ld cut)", names[i], d.trials, d.invalid, d.aborted);
     }
     pareto_tree_tests();
-    struct gt_settings set;
-    struct gt_kv kv;
-    char err[256] = "";
-    drive_param(&set, &kv, "sample", "0");
-    struct gt_strategy *st = gt_strategy_new("pareto", s, NULL, &set, 10, 1, err, sizeof err);
-    ok(!st && !strcmp(err, "strategy.sample = 0: expected a number from 1 to 1e+07"), "pareto refuses %s", err);
-    gt_strategy_free(st);
-    drive_param(&set, &kv, "seeds", "-1");
-    st = gt_strategy_new("pareto-tree", s, NULL, &set, 10, 1, err, sizeof err);
-    ok(!st && !strcmp(err, "strategy.seeds = -1: expected a number from 1 to 1e+06"), "pareto-tree refuses %s", err);
-    gt_strategy_free(st);
+    refuses("pareto", s, "sample", "0", "strategy.sample = 0: expected a number from 1 to 1e+07");
+    refuses("pareto-tree", s, "seeds", "-1", "strategy.seeds = -1: expected a number from 1 to 1e+06");
     gt_space_free(s);
 }
 
@@ -796,11 +799,7 @@ static void guided_tests(void)
     drive_param(&set, &kv, "trees", "1");
     if (run("guided", s, &set, separable, 100, 2, 2, &d))
         ok(d.trials == 100 && drive_clean(&d), "  strategy.trees = 1 (no resampling): 100 trials (%ld)", d.trials);
-    char err[256] = "";
-    drive_param(&set, &kv, "step", "0");
-    struct gt_strategy *st = gt_strategy_new("guided", s, NULL, &set, 10, 1, err, sizeof err);
-    ok(!st && !strcmp(err, "strategy.step = 0: expected a number from 1 to 1e+06"), "guided refuses %s", err);
-    gt_strategy_free(st);
+    refuses("guided", s, "step", "0", "strategy.step = 0: expected a number from 1 to 1e+06");
     gt_space_free(s);
 }
 
@@ -921,15 +920,8 @@ static void bayes_tests(void)
             ok(d.trials == 64 && drive_clean(&d) && d.best_us <= 1.1 * optimum(s, separable),
                "  strategy.acquisition = %s: within 10%% of the optimum in 64 trials", acq[i]);
     }
-    char err[256] = "";
-    drive_param(&set, &kv, "acquisition", "ucb");
-    struct gt_strategy *st = gt_strategy_new("bayes", s, NULL, &set, 10, 1, err, sizeof err);
-    ok(!st && !strcmp(err, "strategy.acquisition = ucb: expected ei, pi or lcb"), "bayes refuses %s", err);
-    gt_strategy_free(st);
-    drive_param(&set, &kv, "limit", "1");
-    st = gt_strategy_new("bayes", s, NULL, &set, 10, 1, err, sizeof err);
-    ok(!st && !strcmp(err, "strategy.limit = 1: expected a number from 2 to 4096"), "bayes refuses %s", err);
-    gt_strategy_free(st);
+    refuses("bayes", s, "acquisition", "ucb", "strategy.acquisition = ucb: expected ei, pi or lcb");
+    refuses("bayes", s, "limit", "1", "strategy.limit = 1: expected a number from 2 to 4096");
     gt_space_free(s);
 }
 
