@@ -53,7 +53,7 @@ EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/threads_app $(BUILD)/examples/suite
 BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx \
              $(BUILD)/bench/snapshot_app $(BUILD)/bench/watchdog_overhead $(BUILD)/bench/watchdog_kernels.ptx \
-             $(BUILD)/bench/peak $(BUILD)/bench/replay
+             $(BUILD)/bench/peak $(BUILD)/bench/replay $(BUILD)/bench/timing_kinds
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -227,6 +227,10 @@ $(BUILD)/bench/peak: bench/peak.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@ -lcublas $(RPATH)
 
+$(BUILD)/bench/timing_kinds: bench/timing_kinds.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@ -ldl
+
 $(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
@@ -277,6 +281,7 @@ demo: all
 	$(DEMO_ENV) $(BUILD)/gputune run $(BUILD)/examples/runtime_app
 
 bench: all
+	$(BUILD)/bench/timing_kinds
 	bench/launch_overhead
 	bench/launch_overhead --mode tune
 	bench/launch_overhead --mode online

@@ -1,16 +1,20 @@
 /* timing.c: how long a trial's kernel ran.
  *
- * CUPTI's kernel activity records time the kernel alone, on the GPU, and in
- * the serialized kind (CUPTI_ACTIVITY_KIND_KERNEL) cost a bandwidth-bound
- * kernel about 1% where the concurrent kind cost 9%; CUDA events add about
- * 4 us of launch overhead to small kernels.  So CUPTI when the shim can
- * have it: only one subscriber may exist in a process, and when the
- * application or a profiler holds it the shim times with events and says
- * so once.  CUPTI is opened on the first session (of CUDA 12 or 13, as
- * compile/cudalibs.c finds it), enabled only while a session runs, and let
- * go after.  Its kernel records are read only up to the name: kind, start,
- * end and name lie where they do in every CUpti_ActivityKernel version from
- * 5 to 10, which covers what CUPTI of CUDA 12 and 13 delivers. */
+ * CUPTI's kernel activity records time the kernel alone, on the GPU; CUDA
+ * events add several microseconds of launch overhead to small kernels.  Of
+ * CUPTI's two kinds the concurrent one (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+ * reads what a kernel costs among its neighbours: on an H100 (CUDA 13.0)
+ * within 0.1 us of its share of a dense graph replay, where the serialized
+ * kind added about 1.8 us to every kernel, 90% of a 2 us one, which hid real
+ * gains on small kernels and showed noise as gains (bench/timing_kinds).
+ * Trials run one at a time on the session's stream either way.  So CUPTI
+ * when the shim can have it: only one subscriber may exist in a process, and
+ * when the application or a profiler holds it the shim times with events
+ * and says so once.  CUPTI is opened on the first session (of CUDA 12 or 13,
+ * as compile/cudalibs.c finds it), enabled only while a session runs, and
+ * let go after.  Its kernel records are read only up to the name: kind,
+ * start, end and name lie where they do in every CUpti_ActivityKernel
+ * version from 5 to 10, which covers what CUPTI of CUDA 12 and 13 delivers. */
 #include "timing.h"
 #include "alloc.h"
 #include "cudalibs.h"
@@ -108,7 +112,7 @@ int gt_timer_begin(struct gt_timer *t, const char *kernel)
     CUpti_SubscriberHandle sub;
     if (cu.usable && cu.subscribe(&sub, ignore, NULL) == CUPTI_SUCCESS) {
         if (cu.register_callbacks(requested, completed) == CUPTI_SUCCESS &&
-            cu.enable(CUPTI_ACTIVITY_KIND_KERNEL) == CUPTI_SUCCESS) {
+            cu.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS) {
             t->cupti = 1;
             t->subscriber = sub;
             gt.tune.records.kernel = kernel;
@@ -233,7 +237,7 @@ static int cupti_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn lau
 void gt_timer_end(struct gt_timer *t)
 {
     if (t->cupti) {
-        cu.disable(CUPTI_ACTIVITY_KIND_KERNEL);
+        cu.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         cu.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         cu.unsubscribe((CUpti_SubscriberHandle)t->subscriber);
         gt.tune.records.kernel = NULL;
