@@ -39,6 +39,21 @@ check "  its PTX is found beside it" \
     grep -q "image: file cubin, [0-9]* bytes, ptx 90, sass 90, PTX from $TMP/triton/c0de/scale.ptx" "$TMP/bypath.log"
 check "  the exit table says so" grep -q "file:cubin  *compute_90+triton  *scale" "$TMP/bypath.log"
 
+# TorchInductor's own copy of Triton's cache (/tmp/torchinductor_USER/triton/0/...),
+# which is not Triton's cache directory: the PTX beside the file loaded counts.
+mkdir -p "$TMP/inductor/triton/0/ab12"
+cp "$F/kernels.cubin" "$TMP/inductor/triton/0/ab12/scale.cubin"
+cp "$F/kernels.ptx" "$TMP/inductor/triton/0/ab12/scale.ptx"
+is "$(load "$TMP/nowhere" inductor --cubin-path "$TMP/inductor/triton/0/ab12/scale.cubin")" "minirt: done" \
+    "a cubin loaded by its path outside Triton's cache"
+check "  its PTX is found beside the file" \
+    grep -q "image: file cubin, [0-9]* bytes, ptx 90, sass 90, PTX from $TMP/inductor/triton/0/ab12/scale.ptx" \
+    "$TMP/inductor.log"
+rm "$TMP/inductor/triton/0/ab12/scale.ptx"
+is "$(load "$TMP/nowhere" alone --cubin-path "$TMP/inductor/triton/0/ab12/scale.cubin")" "minirt: done" \
+    "a cubin file with no PTX beside it"
+check "  is SASS only, quietly" sh -c "grep -q 'ptx 0, sass 90, file ' '$TMP/alone.log' && ! grep -q ' warn: ' '$TMP/alone.log'"
+
 mkdir -p "$TMP/broken/dead"
 cp "$F/kernels.cubin" "$TMP/broken/dead/scale.cubin"
 sed '0,/ret;/s//not_an_instruction;/' "$F/kernels.ptx" >"$TMP/broken/dead/scale.ptx"

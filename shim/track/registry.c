@@ -185,7 +185,7 @@ struct gt_image *gt_reg_image(const void *image, enum gt_origin origin, const ch
     }
     if (img->bytes)
         gt_image_describe(img);
-    gt_triton_find(img);
+    gt_triton_find(img, path);
     img->path = path ? gt_strdup(path) : NULL;
     img->file = image_file(img, path);
 

@@ -7,7 +7,11 @@
  * PTX beside the identical cubin file lets tune mode rebuild the kernel
  * with other JIT options.  The entries are looked into once each and their
  * cubins indexed by size; a load not found looks only into entries new
- * since (Triton writes the entry just before it loads the kernel). */
+ * since (Triton writes the entry just before it loads the kernel).  A
+ * cubin loaded from a file (PyTorch's static launcher loads TorchInductor's
+ * kernels with cuModuleLoad from its own copy of Triton's cache, under
+ * /tmp/torchinductor_USER/triton) has its PTX looked for beside that file
+ * first, wherever it is. */
 #include "triton.h"
 #include "alloc.h"
 #include "arena.h"
@@ -157,11 +161,20 @@ static int lookup(struct gt_image *img)
     return 0;
 }
 
-void gt_triton_find(struct gt_image *img)
+/* The file img was loaded from, if it is a cubin: its PTX beside it. */
+static int beside(struct gt_image *img, const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 6 && strcmp(path + n - 6, ".cubin") == 0 && take(img, &(struct gt_triton_cubin){img->size, (char *)path});
+}
+
+void gt_triton_find(struct gt_image *img, const char *path)
 {
     char buf[PATH_MAX];
+    if (img->format != GT_FMT_CUBIN || img->ptx_arch || !img->bytes || !img->size || beside(img, path))
+        return;
     const char *root = cache_dir(buf, sizeof buf);
-    if (!root || img->format != GT_FMT_CUBIN || img->ptx_arch || !img->bytes || !img->size)
+    if (!root)
         return;
     pthread_mutex_lock(&T.lock);
     if (!lookup(img) && index_new(root))

@@ -5,7 +5,8 @@
 #include "image.h"
 
 /* Sets img->sibling_ptx (and its path and PTX target) when img is a cubin
- * that Triton's cache holds with its PTX beside it. */
-void gt_triton_find(struct gt_image *img);
+ * with its PTX beside it: the file it was loaded from (path, or NULL), or a
+ * copy of it in Triton's cache. */
+void gt_triton_find(struct gt_image *img, const char *path);
 
 #endif
