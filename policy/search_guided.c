@@ -24,12 +24,13 @@
  * no single change can follow.  When no candidate is left, a step draws
  * uniformly; the search ends when the space is spent.
  *
- * On the recorded landscapes (bench/replay, 50 runs, own and public),
- * after the pruning's 4 seeds (pareto-guided) it found the optimum of gemm
- * (6675 configurations, the next fastest 2.3% slower) within 64 trials in
- * 86% of runs, where hill climbing, annealing and pareto-tree did in 12-32%;
- * the defaults are those leave-one-out chose there
- * (bench/results/replay-public.md).  The ridge moves took coulomb from 83%
+ * On the recorded landscapes (bench/replay, 100 runs, own and public),
+ * after the pruning's 6 seeds and with pareto-guided's defaults
+ * (search_staged.c) it found the optimum of gemm (6675 configurations, the
+ * next fastest 2.3% slower) within 64 trials in 94% of runs, where hill
+ * climbing, annealing and pareto-tree did in 12-32%; the defaults are those
+ * leave-one-out chose there (bench/results/replay-public.md).  The ridge
+ * moves took coulomb from 83%
  * to 92% of 400 runs at 98% of its optimum within 64 trials: its runs
  * stalled at 97% with a block of 128 x 8 and an unrolling of 8, the optimum
  * at 64 x 8 and 16.  They come last in the pool, so that the forest's

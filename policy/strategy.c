@@ -369,12 +369,10 @@ static const struct gt_search *find(const char *name)
  * them.  Any other is pruned statically, then searched guided by a forest
  * of regression trees (`pareto-guided`, search_staged.c): chosen with its
  * parameters by leave-one-out on the recorded landscapes, own and public
- * (bench/replay --loo, bench/results/replay-public.md), where it met the
- * held-out bar on 5 of 9 against 3 for the choice among strategies
- * alone.  `bayes` meets the bar on as many landscapes (6 of 9), but with
- * it among the candidates the choice made on all of them stays
- * pareto-guided and the held-out choices meet the bar on 4 of 9
- * (bayes:local=8, chosen for coulomb, misses it there).  The pruning's
+ * (bench/replay --loo, bench/results/replay-public.md), where the choices
+ * made without each landscape meet the held-out bar on 8 of 9, `bayes`
+ * and its variants among the candidates; convolution_milo, whose optimum
+ * no single change leads to, misses it.  The pruning's
  * estimates cost builds, so a budget under AUTO_PRUNE
  * trials goes to regression-tree sampling alone. */
 #define AUTO_EXHAUSTIVE 32

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #define DRIVE_BATCH 16
+#define DRIVE_ROUNDS 64
 
 /* A configuration's time in microseconds; < 0: it fails at run time
  * (reported invalid). */
@@ -49,6 +50,8 @@ struct drive {
     long best_at;                    /* the trial that found it (0: the original) */
     int duplicates, invalid_proposals, default_proposals;
     int stopped;                     /* the strategy ended the search, not the budget */
+    int rounds[DRIVE_ROUNDS];        /* out: the trials of each round (proposals up to a wait), the first ones */
+    int nrounds;
 };
 
 /* set holding one strategy parameter, KEY = VALUE, in kv. */
@@ -133,6 +136,8 @@ static void drive_run(struct gt_strategy *st, const struct gt_space *s, drive_ti
             d->invalid_proposals += gt_space_check(s, cfg, NULL, NULL) != 1;
             cut[nb] = gt_strategy_may_cut(st, cfg);
         }
+        if (ntrials && d->nrounds < DRIVE_ROUNDS)
+            d->rounds[d->nrounds++] = ntrials;
         drive_shuffle(d, batch, n, cut, kind, nb);
         for (int i = 0; i < nb; i++) {
             const uint32_t *cfg = batch + (size_t)i * n;

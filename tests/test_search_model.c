@@ -803,8 +803,40 @@ static void guided_tests(void)
     gt_space_free(s);
 }
 
-/* pareto-guided: the estimates, the first 4 of the fronts tried, then the
- * guided search with every result so far. */
+/* pareto-guided run to 64 trials with strategy.sample = 1000 (and
+ * strategy.step = step, unless NULL): whether every round of trials after
+ * the first `after` trials, the last but one at most, held `want`; the
+ * rounds are said. */
+static int staged_steps(struct gt_space *s, const char *step, int after, int want)
+{
+    struct gt_settings set;
+    struct gt_kv kv[2] = {{"sample", "1000", {"test", 1, 1}}, {"step", (char *)step, {"test", 2, 1}}};
+    gt_settings_init(&set);
+    set.sparams = kv;
+    set.nsparams = step ? 2 : 1;
+    struct gt_strategy *st = drive_strategy("pareto-guided", s, &set, 64, 3);
+    struct drive d = {.factor = 2, .estimate = synth};
+    if (!st)
+        return 0;
+    drive_run(st, s, synth_time, (void *)s, 64, &d);
+    gt_strategy_free(st);
+    char text[256] = "";
+    int seen = 0, steady = d.nrounds > 2, n = 0;
+    for (int i = 0; i < d.nrounds; i++) {
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s%d", i ? " " : "", d.rounds[i]);
+        if (n >= (int)sizeof text)
+            n = (int)sizeof text - 1;
+        if (seen >= after && i < d.nrounds - 1)
+            steady &= d.rounds[i] == want;
+        seen += d.rounds[i];
+    }
+    diag("pareto-guided%s%s: rounds of %s trials", step ? ", strategy.step = " : "", step ? step : "", text);
+    return steady;
+}
+
+/* pareto-guided: the estimates, the first 6 in front order tried (the
+ * front's 4 first), then the guided search with every result so far, in
+ * steps of its own defaults. */
 static void pareto_guided_tests(void)
 {
     struct gt_space *s = space(0, "E == 0 && F == 0");
@@ -816,6 +848,8 @@ static void pareto_guided_tests(void)
        "pareto-guided, strategy.sample = 1000: every configuration estimated, 4 of the front tried first, then the "
        "budget's trials (%ld)", d.trials);
     ok(d.best_us == optimum(s, synth_time), "  the optimum, at trial %ld (%.1f us)", d.best_at, d.best_us);
+    ok(staged_steps(s, NULL, 10, 4), "  by default, after 6 seeds and 4 uniform draws, steps of 4 trials");
+    ok(staged_steps(s, "8", 10, 8), "  strategy.step = 8: steps of 8");
     gt_space_free(s);
 }
 
