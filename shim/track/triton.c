@@ -165,7 +165,8 @@ static int lookup(struct gt_image *img)
 static int beside(struct gt_image *img, const char *path)
 {
     size_t n = path ? strlen(path) : 0;
-    return n > 6 && strcmp(path + n - 6, ".cubin") == 0 && take(img, &(struct gt_triton_cubin){img->size, (char *)path});
+    struct gt_triton_cubin at = {img->size, (char *)path};
+    return n > 6 && strcmp(path + n - 6, ".cubin") == 0 && take(img, &at);
 }
 
 void gt_triton_find(struct gt_image *img, const char *path)
