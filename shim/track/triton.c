@@ -126,20 +126,15 @@ static int target_of(const char *ptx)
     return t ? atoi(t + 12) : 0;
 }
 
-/* The cubin at `at` holds img's bytes: takes the PTX beside it. */
-static int take(struct gt_image *img, const struct gt_triton_cubin *at)
+/* Takes the PTX beside the cubin file `cubin` (NAME.cubin: NAME.ptx) as
+ * img's; 1 when there is one naming its target. */
+static int adopt_ptx(struct gt_image *img, const char *cubin)
 {
-    size_t len = 0, plen = 0;
-    char *bytes = read_all(at->path, &len);
-    int same = bytes && len == img->size && memcmp(bytes, img->bytes, len) == 0;
-    free(bytes);
-    if (!same)
-        return 0;
-    size_t stem = strlen(at->path) - 6;
+    size_t plen = 0, stem = strlen(cubin) - 6;
     char *path = gt_malloc(stem + 5);
     if (!path)
         return 0;
-    snprintf(path, stem + 5, "%.*s.ptx", (int)stem, at->path);
+    snprintf(path, stem + 5, "%.*s.ptx", (int)stem, cubin);
     char *ptx = read_all(path, &plen);
     int arch = ptx ? target_of(ptx) : 0;
     if (!arch) {
@@ -153,6 +148,16 @@ static int take(struct gt_image *img, const struct gt_triton_cubin *at)
     return 1;
 }
 
+/* The cubin at `at` holds img's bytes: takes the PTX beside it. */
+static int take(struct gt_image *img, const struct gt_triton_cubin *at)
+{
+    size_t len = 0;
+    char *bytes = read_all(at->path, &len);
+    int same = bytes && len == img->size && memcmp(bytes, img->bytes, len) == 0;
+    free(bytes);
+    return same && adopt_ptx(img, at->path);
+}
+
 static int lookup(struct gt_image *img)
 {
     for (size_t i = 0; i < T.ncubins; i++)
@@ -161,12 +166,13 @@ static int lookup(struct gt_image *img)
     return 0;
 }
 
-/* The file img was loaded from, if it is a cubin: its PTX beside it. */
+/* The file img was loaded from, if it is a cubin: its PTX beside it.  Its
+ * bytes are the file's, read at the load (registry.c), so it is not read
+ * again to compare. */
 static int beside(struct gt_image *img, const char *path)
 {
     size_t n = path ? strlen(path) : 0;
-    struct gt_triton_cubin at = {img->size, (char *)path};
-    return n > 6 && strcmp(path + n - 6, ".cubin") == 0 && take(img, &at);
+    return n > 6 && strcmp(path + n - 6, ".cubin") == 0 && adopt_ptx(img, path);
 }
 
 void gt_triton_find(struct gt_image *img, const char *path)
