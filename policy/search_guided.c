@@ -30,12 +30,12 @@
  * next fastest 2.3% slower) within 64 trials in 94% of runs, where hill
  * climbing, annealing and pareto-tree did in 12-32%; the defaults are those
  * leave-one-out chose there (bench/results/replay-public.md).  The ridge
- * moves took coulomb from 83%
- * to 92% of 400 runs at 98% of its optimum within 64 trials: its runs
- * stalled at 97% with a block of 128 x 8 and an unrolling of 8, the optimum
- * at 64 x 8 and 16.  They come last in the pool, so that the forest's
- * other candidates win ties, and take at most a quarter of a step: more, or
- * any two changes, held gemm's runs at a local optimum they left otherwise. */
+ * moves took coulomb from 83% to 92% of 400 runs at 98% of its optimum
+ * within 64 trials: its runs stalled at 97% with a block of 128 x 8 and an
+ * unrolling of 8, the optimum at 64 x 8 and 16.  They come last in the
+ * pool, so that the forest's other candidates win ties, and take at most a
+ * quarter of a step: more, or any two changes, held gemm's runs at a local
+ * optimum they left otherwise. */
 #include "alloc.h"
 #include "cart.h"
 #include "strategies.h"
