@@ -223,11 +223,11 @@ $(BUILD)/bench/snapshot_app: bench/snapshot_app.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
 
-$(BUILD)/bench/peak: bench/peak.cu
+$(BUILD)/bench/peak: bench/peak.cu bench/check.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@ -lcublas $(RPATH)
 
-$(BUILD)/bench/timing_kinds: bench/timing_kinds.cu
+$(BUILD)/bench/timing_kinds: bench/timing_kinds.cu bench/check.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@ -ldl
 

@@ -15,14 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(call)                                                                         \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "peak: %s failed: %s\n", #call, cudaGetErrorString(e_));    \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#define BENCH_NAME "peak"
+#include "check.h"
 
 #define CB(call)                                                                         \
     do {                                                                                 \

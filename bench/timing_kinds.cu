@@ -21,14 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(call)                                                                         \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "timing_kinds: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#define BENCH_NAME "timing_kinds"
+#include "check.h"
 
 enum { ROUNDS = 3, GRAPH_LAUNCHES = 20, GRAPH_REPLAYS = 10, REPS = 200, MAX_RECORDS = 4096 };
 static const size_t BIG_FLOATS = 16u << 20, RESTORE_BYTES = 1u << 20;
