@@ -15,8 +15,11 @@
  * decided at once, so that a large gain is not spent running the original
  * for the check.  After MIN_EACH of each, a configuration clearly faster
  * (by CLEAR, and by more than the times' own spread) is kept and one not
- * faster at all is dropped; anything between is measured up to MAX_EACH of each and kept
- * only if GAIN faster, and by more than half the spread.  A dropped
+ * faster at all is dropped.  Anything between is judged after LOOK_EACH of
+ * each and again after MAX_EACH: kept where it is GAIN faster and the
+ * medians resolve the gain (Z standard errors of their difference, which
+ * more launches shrink), dropped where it is not GAIN faster or
+ * MAX_EACH did not resolve it.  A dropped
  * configuration gives way to the original for good, and one kept is not
  * checked again by later runs (the cache file keeps both verdicts, and a
  * driver or image that changes makes a new entry).  A kernel launched too
@@ -26,9 +29,11 @@
  * what the application runs of it. */
 #include "guard.h"
 #include "alloc.h"
+#include "cachefile.h"
 #include "median.h"
 #include "state.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +42,11 @@
 #define EARLY_EACH 4
 #define EARLY_GAP 0.10
 #define MIN_EACH 8
-#define MAX_EACH 32
+#define LOOK_EACH 32
+#define MAX_EACH GT_CENTRY_GUARD_TIMES /* as many as the cache file carries */
 #define CLEAR 0.03
-#define GAIN 0.002 /* beyond the spread, as on a long kernel whose launches time alike */
+#define GAIN 0.002 /* the least gain kept, as on a long kernel whose launches time alike */
+#define Z 2.2      /* about one no-gain configuration in 70 passes a look by chance */
 #define NSLOTS (WARMUP + 2 * MAX_EACH)
 
 void gt_guard_init(struct gt_guard *g)
@@ -158,6 +165,17 @@ static int separated(const struct times *orig, const struct times *cfg)
     return cfg->hi < orig->lo * (1 - EARLY_GAP) ? -1 : cfg->lo > orig->hi * (1 + EARLY_GAP) ? 1 : 0;
 }
 
+/* The least gain two sides' medians resolve, relative: Z standard errors
+ * of their difference.  A median's standard error is about 1.25 sigma over
+ * the root of its count, and sigma about the interquartile range over 1.35
+ * (normal times), so 0.93 spread / sqrt(n) each.  At 32 of each and equal
+ * spreads it is half the spread; at 64, 0.36 of it. */
+static double resolved(const struct times *t0, int n0, const struct times *t1, int n1)
+{
+    double a = t0->spread * t0->spread / n0, b = t1->spread * t1->spread / n1;
+    return Z * 0.93 * sqrt(a + b);
+}
+
 /* A difference counts only beyond the spread of the times it comes from:
  * launches that share the GPU with other streams' work time unevenly. */
 static void decide(struct gt_guard *g)
@@ -176,11 +194,18 @@ static void decide(struct gt_guard *g)
         return;
     }
     double noise = t0.spread > t1.spread ? t0.spread : t1.spread;
-    double clear = noise > CLEAR ? noise : CLEAR, gain = noise / 2 > GAIN ? noise / 2 : GAIN;
-    if (g->ratio <= 1 - clear || (n >= MAX_EACH && g->ratio <= 1 - gain))
+    double clear = noise > CLEAR ? noise : CLEAR, gain = 1 - g->ratio;
+    if (gain >= clear) {
         g->verdict = GT_GUARD_KEPT;
-    else if (g->ratio >= 1 || n >= MAX_EACH)
+    } else if (gain <= 0) {
         g->verdict = GT_GUARD_DROPPED;
+    } else if (n >= MAX_EACH || (n >= LOOK_EACH && !g->looked)) {
+        g->looked = 1;
+        if (gain > GAIN && gain > resolved(&t0, g->n[0], &t1, g->n[1]))
+            g->verdict = GT_GUARD_KEPT;
+        else if (gain <= GAIN || n >= MAX_EACH)
+            g->verdict = GT_GUARD_DROPPED;
+    }
 }
 
 static void release_events(struct gt_guard *g)

@@ -32,6 +32,7 @@ struct gt_guard {
     int earlier;              /* the verdict is an earlier run's (gt_guard_kept_before) */
     int resumed;              /* goes on from earlier runs (gt_guard_resume): no warm-up */
     int carried;              /* times of earlier runs among n[] */
+    int looked;               /* judged at LOOK_EACH of each (guard.c) */
 };
 
 void gt_guard_init(struct gt_guard *g);

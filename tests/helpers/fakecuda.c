@@ -23,7 +23,8 @@
  * (and FAKECUDA_MODULE_APP_MS on the default stream, if set) likewise when
  * it ran a function of a module loaded by cuModuleLoadData (a variant the
  * shim built), and FAKECUDA_BOTH_APP_MS on the default stream when that
- * function also prefers L1.  FAKECUDA_NOISE makes copy compute (noisy_copy), and
+ * function also prefers L1; FAKECUDA_JITTER spreads the default stream's
+ * times (jitter).  FAKECUDA_NOISE makes copy compute (noisy_copy), and
  * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
@@ -606,6 +607,16 @@ CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_re
 CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e) { CALL(RUNS); return pending((const struct fake_event *)e) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
 
+/* FAKECUDA_JITTER=J: times on the application's stream spread by J (their
+ * interquartile range over their median), 1 + J u for u cycling through
+ * -1, -1/2, 0, 1/2, 1, as launches that share a GPU time unevenly. */
+static float jitter(void)
+{
+    static atomic_int turn;
+    const char *j = getenv("FAKECUDA_JITTER");
+    return j ? 1.0f + strtof(j, NULL) * (float)(atomic_fetch_add(&turn, 1) % 5 - 2) / 2.0f : 1.0f;
+}
+
 static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
 {
     (void)a;
@@ -620,7 +631,7 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
         v = getenv(m);
     if (end->module && end->l1 && !end->stream && getenv("FAKECUDA_BOTH_APP_MS"))
         v = getenv("FAKECUDA_BOTH_APP_MS");
-    *ms = v ? strtof(v, NULL) : 0.25f;
+    *ms = (v ? strtof(v, NULL) : 0.25f) * (end->stream ? 1.0f : jitter());
     return CUDA_SUCCESS;
 }
 
