@@ -11,7 +11,10 @@
  * changed) of the strategy.top (default 4) fastest results, and
  * POOL_RANDOM untried configurations drawn uniformly, so that the forest
  * can point away from where the search has been.  A step proposes
- * strategy.step (default 8) of them: first the strategy.local (default 8)
+ * strategy.step (default 8) of them, or the engine's pace where that is
+ * more (gt_strategy_pace: its time will run out before the trials, and it
+ * builds that many in the time of one, so a wider step costs no time):
+ * first the strategy.local (default 8)
  * best-ranked neighbours of the fastest result, then the best-ranked of
  * the rest.  The reserved neighbours keep a local search going around the
  * fastest result, which the forest alone, fitted to few results, would
@@ -263,7 +266,8 @@ static int guided_plan(struct gt_strategy *st)
         gt_space_default(st->s, g->scratch);
         gt_cart_data_add(&g->data, g->scratch, st->baseline_us, 0);
     }
-    size_t want = gt_search_left(st, g->started ? g->step : g->initial);
+    size_t step = g->step > st->pace ? g->step : st->pace;
+    size_t want = gt_search_left(st, g->started ? step : g->initial);
     if (g->started && g->data.n)
         plan_ranked(st, g, want);
     g->started = 1;

@@ -35,6 +35,7 @@ struct gt_strategy {
     uint64_t rng;
     uint64_t default_rank;       /* the original: never proposed */
     double baseline_us;          /* its time, < 0 while unknown */
+    size_t pace;                 /* gt_strategy_pace: the least step, 0 for the strategy's own */
     uint64_t *ranks;             /* the valid configurations in enumeration order, when listable */
     uint64_t nranks;
     int listed;                  /* ranks holds them all */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #define LIST_LIMIT (1u << 20)   /* valid configurations enumerated up front at most */
+#define ESTIMATE_SHARE (1.0 / 3) /* of a session's time, what building for estimates may start within */
 
 static const struct gt_search *const searches[] = {
     &gt_search_exhaustive, &gt_search_random_search, &gt_search_greedy,    &gt_search_hillclimb,
@@ -451,6 +452,25 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
 void gt_strategy_baseline(struct gt_strategy *st, double us)
 {
     st->baseline_us = us;
+}
+
+void gt_strategy_pace(struct gt_strategy *st, size_t width)
+{
+    st->pace = width;
+}
+
+int gt_strategy_may_estimate(double spent, double seconds)
+{
+    return spent < seconds * ESTIMATE_SHARE;
+}
+
+size_t gt_strategy_width(long left, double seconds, double build_s, double trial_s, size_t most)
+{
+    if (build_s <= 0 || left <= 0)
+        return 0;
+    double steps = floor((seconds - (double)left * trial_s) / build_s);
+    double width = steps >= 1 ? ceil((double)left / steps) : (double)most;
+    return width < (double)most ? (size_t)width : most;
 }
 
 int gt_strategy_next(struct gt_strategy *st, uint32_t *cfg)

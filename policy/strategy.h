@@ -44,6 +44,22 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
                                     size_t errlen);
 /* The original's time, before any proposal: a known point of the space. */
 void gt_strategy_baseline(struct gt_strategy *st, double us);
+/* How many proposals the engine can run in the time of one, building them
+ * at once: when its time, not its trials, will end the search, a strategy
+ * that proposes in steps takes steps of at least that many.  0 (the
+ * default): the strategy's own steps. */
+void gt_strategy_pace(struct gt_strategy *st, size_t width);
+/* The pace that fits `left` more trials into `seconds` when a step costs
+ * build_s (its builds overlap) and each trial trial_s: the least step that
+ * takes few enough steps, at most `most` (also when none fits); 0 when
+ * build_s is unknown or no trial is left. */
+size_t gt_strategy_width(long left, double seconds, double build_s, double trial_s, size_t most);
+/* Whether a session that has spent `spent` of its `seconds` may still
+ * build configurations to estimate them: estimates rank the trials, and
+ * must leave most of the time to them (a kernel whose builds take seconds
+ * would otherwise spend a whole session estimating).  One not built is
+ * reported with no estimate. */
+int gt_strategy_may_estimate(double spent, double seconds);
 /* The next configuration and what to do with it (GT_NEXT_TRIAL or
  * GT_NEXT_ESTIMATE), GT_NEXT_DONE when the search is over, GT_NEXT_WAIT
  * when it must first see results of what it proposed.  Estimates do not

@@ -807,7 +807,7 @@ static void guided_tests(void)
  * strategy.step = step, unless NULL): whether every round of trials after
  * the first `after` trials, the last but one at most, held `want`; the
  * rounds are said. */
-static int staged_steps(struct gt_space *s, const char *step, int after, int want)
+static int staged_steps(struct gt_space *s, const char *step, size_t pace, int after, int want)
 {
     struct gt_settings set;
     struct gt_kv kv[2] = {{"sample", "1000", {"test", 1, 1}}, {"step", (char *)step, {"test", 2, 1}}};
@@ -818,6 +818,7 @@ static int staged_steps(struct gt_space *s, const char *step, int after, int wan
     struct drive d = {.factor = 2, .estimate = synth};
     if (!st)
         return 0;
+    gt_strategy_pace(st, pace);
     drive_run(st, s, synth_time, (void *)s, 64, &d);
     gt_strategy_free(st);
     char text[256] = "";
@@ -830,7 +831,8 @@ static int staged_steps(struct gt_space *s, const char *step, int after, int wan
             steady &= d.rounds[i] == want;
         seen += d.rounds[i];
     }
-    diag("pareto-guided%s%s: rounds of %s trials", step ? ", strategy.step = " : "", step ? step : "", text);
+    diag("pareto-guided%s%s, pace %zu: rounds of %s trials", step ? ", strategy.step = " : "", step ? step : "", pace,
+         text);
     return steady;
 }
 
@@ -848,8 +850,10 @@ static void pareto_guided_tests(void)
        "pareto-guided, strategy.sample = 1000: every configuration estimated, 4 of the front tried first, then the "
        "budget's trials (%ld)", d.trials);
     ok(d.best_us == optimum(s, synth_time), "  the optimum, at trial %ld (%.1f us)", d.best_at, d.best_us);
-    ok(staged_steps(s, NULL, 10, 4), "  by default, after 6 seeds and 4 uniform draws, steps of 4 trials");
-    ok(staged_steps(s, "8", 10, 8), "  strategy.step = 8: steps of 8");
+    ok(staged_steps(s, NULL, 0, 10, 4), "  by default, after 6 seeds and 4 uniform draws, steps of 4 trials");
+    ok(staged_steps(s, "8", 0, 10, 8), "  strategy.step = 8: steps of 8");
+    ok(staged_steps(s, NULL, 12, 10, 12), "  the engine's pace of 12 (its time will end the search first): steps of 12");
+    ok(staged_steps(s, "8", 2, 10, 8), "  a pace below the step leaves the step as it is");
     gt_space_free(s);
 }
 

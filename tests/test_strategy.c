@@ -85,6 +85,21 @@ static void launch_constraints(void)
     gt_space_free(s);
 }
 
+/* The pace a session gives a strategy from its time left and its costs. */
+static void pace_width(void)
+{
+    is_int((int)gt_strategy_width(40, 100, 1, 0.01, 16), 1, "time to spare: steps of 1 would fit, the strategy's own stand");
+    is_int((int)gt_strategy_width(40, 10, 1, 0.01, 16), 5,
+           "40 trials in 10 s at 1 s of builds a step (and 0.4 s of trials): 9 steps, so 5 a step");
+    is_int((int)gt_strategy_width(54, 12, 5, 0.001, 16), 16, "2 steps fit, of 27: as wide as the pool, 16");
+    is_int((int)gt_strategy_width(54, 1, 5, 0.001, 16), 16, "not even one fits: as wide as the pool");
+    is_int((int)gt_strategy_width(54, 12, 5, 0.001, 8), 8, "  no wider than the pool");
+    is_int((int)gt_strategy_width(54, 12, 0, 0.001, 16), 0, "builds of no measured cost: no pace");
+    is_int((int)gt_strategy_width(0, 12, 5, 0.001, 16), 0, "no trial left: no pace");
+    ok(gt_strategy_may_estimate(9.9, 30) && !gt_strategy_may_estimate(10, 30),
+       "estimates are built within the first third of a session's time only");
+}
+
 int main(void)
 {
     char err[256];
@@ -175,5 +190,6 @@ int main(void)
     gt_space_free(s);
     gt_diags_clear(&d);
     launch_constraints();
+    pace_width();
     return done_testing();
 }

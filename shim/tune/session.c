@@ -20,7 +20,11 @@
  *      it, restored before each run, run once under the watchdog, then
  *      checked against the reference and timed several times (median) from
  *      the same code built without the watchdog's checks; the best few are
- *      measured again next to the original, built as run mode builds them;
+ *      measured again next to the original, built as run mode builds them.
+ *      Where the session's time (budget.seconds) will end the search before
+ *      its trials do, the strategy's steps widen to what the pool builds in
+ *      the time of one (pace), and builds for estimates start only in the
+ *      first third of that time;
  *   5. the saved state is restored and the winner (the original if nothing
  *      beat it) runs the application's launch for real, and is written to
  *      the cache file.
@@ -566,15 +570,36 @@ static void try_candidate(struct gt_session *s, struct gt_candidate *c, double d
         s->best_us = us;
 }
 
-/* The strategy's proposals, built ahead on the pool, then tried in turn. */
-static void search(struct gt_session *s, long budget, double deadline)
+/* Where the session's time, not its trials, will end the search, and the
+ * builds bind: a step as wide as the pool takes no longer than a narrow
+ * one and runs more trials in that time (gt_strategy_width, from the last
+ * batch's costs). */
+static void pace(struct gt_session *s, struct gt_pool *pool, long budget, double deadline, double build_s,
+                 double trial_s)
 {
+    long left = budget - s->trials;
+    size_t most = pool->nthreads < BATCH ? (size_t)pool->nthreads : BATCH;
+    size_t width = gt_strategy_width(left, deadline - gt_clock_seconds(), build_s, trial_s, most);
+    if (width == s->pace)
+        return;
+    if (width > 1 || s->pace > 1)
+        gt_debug("kernel %s: %ld trials left, builds of %.2f s a step, trials of %.3f s: steps of at least %zu",
+                 s->p->shown, left, build_s, trial_s, width);
+    s->pace = width;
+    gt_strategy_pace(s->strategy, width);
+}
+
+/* The strategy's proposals, built ahead on the pool, then tried in turn. */
+static void search(struct gt_session *s, long budget, double start, double seconds)
+{
+    double deadline = start + seconds;
     struct gt_pool *pool = gt_session_pool();
     struct gt_candidate batch[BATCH];
     size_t n = s->p->space->ndims;
     int more = 1;
     while (more && s->trials < budget && gt_clock_seconds() < deadline) {
-        int nb = 0, ntrials = 0;
+        int nb = 0, ntrials = 0, tried = 0;
+        double build_s = 0, trial_s = 0;
         for (; nb < BATCH && s->trials + ntrials < budget; nb++) {
             struct gt_candidate *c = &batch[nb];
             memset(c, 0, sizeof *c);
@@ -589,6 +614,15 @@ static void search(struct gt_session *s, long budget, double deadline)
                 break;
             }
             c->estimate = got == GT_NEXT_ESTIMATE;
+            if (c->estimate && !gt_strategy_may_estimate(gt_clock_seconds() - start, seconds)) {
+                if (!s->estimates_cut++)
+                    gt_debug("kernel %s: no more estimates after %ld: they took a third of the session's time",
+                             s->p->shown, s->estimates);
+                gt_strategy_estimated(s->strategy, c->cfg, NULL);
+                free(c->cfg);
+                nb--;
+                continue;
+            }
             ntrials += !c->estimate;
             gt_plan_knobs(s->p, c->cfg, &c->knobs, &c->rebuild);
             c->may_cut = gt_strategy_may_cut(s->strategy, c->cfg);
@@ -615,10 +649,17 @@ static void search(struct gt_session *s, long budget, double deadline)
             struct gt_candidate *c = &batch[i];
             wait_build(s, pool, c);
             describe_checks(s, &c->vj.job);
+            double t0 = gt_clock_seconds();
             try_candidate(s, c, deadline);
+            if (!c->estimate) {
+                trial_s += gt_clock_seconds() - t0;
+                tried++;
+            }
+            build_s = c->build_s > build_s ? c->build_s : build_s;
             gt_variant_job_free(&c->vj);
             free(c->cfg);
         }
+        pace(s, pool, budget, deadline, build_s, tried ? trial_s / tried : 0);
     }
 }
 
@@ -870,7 +911,7 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     }
     int ok = prepared == GT_OK, winner = -1, cut = 0;
     if (ok) {
-        search(&s, budget, t0 + seconds);
+        search(&s, budget, t0, seconds);
         /* ended by the process's budget, not its own: what it found serves
          * this run, and a later run tunes it whole */
         cut = seconds < wanted && s.trials < budget && gt_clock_seconds() >= t0 + seconds;

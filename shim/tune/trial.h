@@ -60,6 +60,8 @@ struct gt_session {
     unsigned long long budget_ns; /* the running trial's, 0: it is not cut */
     int fresh;                 /* the next arming starts a measurement: it clears the stopped mark */
     int noted;                 /* the instrumentation was described */
+    size_t pace;               /* the least step last given the strategy (session.c: pace) */
+    long estimates_cut;        /* estimates asked for once their share of the time was spent */
     /* where the time goes: waiting for builds, running the kernel (and
      * checking it), and in the snapshot, whose restores before each run are
      * counted and costed at the time one synchronous restore took */
