@@ -15,6 +15,10 @@
  *                        also strategy NAME with these parameters (strategy.KEY = VALUE), a row
  *                        of the table and a candidate for the leave-one-out choice
  *   --loo                then, per landscape, auto's choice made on the others (leave-one-out)
+ *   --seconds S          each session's time budget too (budget.seconds), in simulated seconds, with
+ *                        the pace the engine then gives the strategy (gt_strategy_width) and its
+ *                        share for estimates (gt_strategy_may_estimate)
+ *   --unpaced            with --seconds, no pace: the strategy's own steps
  *
  * DIR holds baselines.csv (kernel,us: the original's time per kernel) and
  * KERNEL.csv for each kernel it names, replayed in its order with the
@@ -154,7 +158,9 @@ static struct {
     size_t nt4;
     int loo;
     long max_trials;
-} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {0}, 0, {{0}}, 0, 0, 0};
+    double seconds; /* --seconds, 0: no time budget */
+    int unpaced;
+} opt = {50, DEFAULT_SEED, 1.0, "examples/suite", {0}, 0, {0}, 0, {{0}}, 0, 0, 0, 0, 0};
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -1093,15 +1099,20 @@ static int simulate(const struct landscape *L, const char *name, uint64_t seed, 
     int may_cut[BATCH], kind[BATCH], more = 1;
     double secs = 0;
     progress(L, r, r->best_us, secs);
-    while (more && r->trials < budget) {
-        int nb = 0, ntrials = 0;
-        double build = 0;
+    while (more && r->trials < budget && (opt.seconds <= 0 || secs < opt.seconds)) {
+        int nb = 0, ntrials = 0, tried = 0;
+        double build = 0, tsum = 0;
         for (; nb < BATCH && r->trials + ntrials < budget; nb++) {
             uint32_t *c = cfg + nb * (n + 1);
             int got = gt_strategy_next(st, c);
             if (got != GT_NEXT_TRIAL && got != GT_NEXT_ESTIMATE) {
                 more = got == GT_NEXT_WAIT && nb > 0;
                 break;
+            }
+            if (got == GT_NEXT_ESTIMATE && opt.seconds > 0 && !gt_strategy_may_estimate(secs, opt.seconds)) {
+                gt_strategy_estimated(st, c, NULL); /* not built, as the engine does past that share */
+                nb--;
+                continue;
             }
             kind[nb] = got;
             ntrials += got == GT_NEXT_TRIAL;
@@ -1119,9 +1130,17 @@ static int simulate(const struct landscape *L, const char *name, uint64_t seed, 
                 gt_strategy_estimated(st, c, L->has_est[rank] ? &L->est[rank] : NULL);
                 continue;
             }
-            secs += trial(L, st, c, may_cut[i], seen, r);
+            if (opt.seconds > 0 && secs >= opt.seconds)
+                continue; /* past the session's time: not run */
+            double t = trial(L, st, c, may_cut[i], seen, r);
+            secs += t;
+            tsum += t;
+            tried++;
             progress(L, r, r->best_us, secs);
         }
+        if (opt.seconds > 0 && !opt.unpaced)
+            gt_strategy_pace(st, gt_strategy_width(budget - r->trials, opt.seconds - secs, build,
+                                                   tried ? tsum / tried : 0, BATCH));
     }
     free(seen);
     free(cfg);
@@ -1629,7 +1648,9 @@ static const char usage[] =
     "  --t4 T4FILE T1FILE  also a Kernel Tuner landscape (T4, .json or .json.gz) with its space (T1)\n"
     "  --max-trials N      a run's trial budget at most N (default: no limit)\n"
     "  --candidate NAME:K=V,...  also this strategy with these parameters\n"
-    "  --loo               then auto's choice per landscape made on the others (leave-one-out)\n";
+    "  --loo               then auto's choice per landscape made on the others (leave-one-out)\n"
+    "  --seconds S         a session's time budget too, simulated, with the engine's pace\n"
+    "  --unpaced           with --seconds, the strategy's own steps\n";
 
 static void parse_strategies(char *list)
 {
@@ -1649,6 +1670,8 @@ static int parse_options(int argc, char **argv)
                                           {"loo", no_argument, 0, 'l'},
                                           {"candidate", required_argument, 0, 'c'},
                                           {"max-trials", required_argument, 0, 'm'},
+                                          {"seconds", required_argument, 0, 'T'},
+                                          {"unpaced", no_argument, 0, 'u'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     int c;
@@ -1667,6 +1690,10 @@ static int parse_options(int argc, char **argv)
             opt.policies = optarg;
         else if (c == 'm' && ((opt.max_trials = strtol(optarg, &end, 10)) < 1 || *end))
             die("--max-trials %s: expected a count of at least 1", optarg);
+        else if (c == 'T' && ((opt.seconds = strtod(optarg, &end)), *end || !(opt.seconds > 0)))
+            die("--seconds %s: expected a positive number", optarg);
+        else if (c == 'u')
+            opt.unpaced = 1;
         else if (c == 't' && (optind >= argc || opt.nt4 == MAX_LANDSCAPES))
             die("--t4 %s: expected T4FILE T1FILE (a T4 landscape and its T1 space)", optarg);
         else if (c == 't') {

@@ -4,6 +4,7 @@
 # enumeration order, with an invalid region and a slow tail): exhaustive's
 # numbers are known exactly (the first row in the file's order that reaches
 # each goal, and what the trials up to it cost), runs repeat for a seed, both forms of the command line agree,
+# a session's simulated time (--seconds) bounds its trials and estimates,
 # a strategy that cannot run is reported and the others go on, and a
 # malformed landscape gives one error naming file and line, exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -147,6 +148,19 @@ check "  both landscapes replayed" sh -c 'grep -q "^== toy:" "$1" && grep -q "^=
 is "$(sed -n '/^== leave-one-out/,$p' mixed | grep -cE '^   (toy|tiny) ')" 2 "  --loo: a choice per landscape held out"
 
 # Errors: one message naming the file (and line), exit 2.
+# A session's time (--seconds, simulated): exhaustive stops after what 2 s
+# hold (a batch's builds 0.1 s, each of the first trials cut at 2x the
+# original's 0.1 s); pareto-guided estimates within a third of 0.5 s only:
+# the batches begun at 0 and 0.1 s, 32 of the 62.
+row() {
+    "$R" --runs 2 --strategies "$1" --seconds "$2" "$F/toy.ini" toy "$F/toy.csv" |
+        awk -v s="$1" '$1 == s && $2 != "95%" { print $(NF-2), $(NF-1) }'
+}
+is "$(row exhaustive 2)" "10 0" "--seconds 2: exhaustive runs 10 trials"
+is "$(row pareto-guided 0.5)" "2 32" "--seconds 0.5: pareto-guided estimates 32 configurations, a third of the time"
+"$R" --seconds 0 "$F/toy.ini" toy "$F/toy.csv" >out 2>err
+is "$?/$(cat err)" "2/replay: --seconds 0: expected a positive number" "--seconds 0 is refused"
+
 t4err() {
     "$R" --runs 1 --t4 "$1" "$2" >out 2>err
     is "$?/$(wc -c <out)/$(cat err)" "2/0/$3" "$4"
