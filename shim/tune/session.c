@@ -616,8 +616,8 @@ static void search(struct gt_session *s, long budget, double start, double secon
             c->estimate = got == GT_NEXT_ESTIMATE;
             if (c->estimate && !gt_strategy_may_estimate(gt_clock_seconds() - start, seconds)) {
                 if (!s->estimates_cut++)
-                    gt_debug("kernel %s: no more estimates after %ld: they took a third of the session's time",
-                             s->p->shown, s->estimates);
+                    gt_debug("kernel %s: a third of the session's time is spent: the estimates asked for from now on "
+                             "are not built", s->p->shown);
                 gt_strategy_estimated(s->strategy, c->cfg, NULL);
                 free(c->cfg);
                 nb--;
