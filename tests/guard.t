@@ -136,4 +136,40 @@ for case in "0.2478 kept" "0.249 dropped"; do
     check "  after 64 of each" grep -q "64 and 64 timed" "$TMP/jitter_$2.log"
 done
 
+# A host that queues every launch ahead of the GPU (the stand-in's events
+# complete only at a synchronization, as behind long kernels): no time is
+# read while it launches, and none after its last launch.  The launches
+# alternate only while 18 timed ones are unread (after one untimed of
+# each); the rest run the configuration.  At exit, after the application's
+# synchronization, the guard reads them and keeps it; a later run runs it
+# unchecked.
+ahead() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" \
+        --copies 30 $3
+}
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off ahead tune ahead0 >/dev/null
+out=$(FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 FAKECUDA_LAUNCHES="$TMP/ahead.launches" ahead run ahead1)
+is "$out" "minirt: done" "a host ahead of the GPU: the application runs"
+is "$(grep -c ' l1$' "$TMP/ahead.launches")/$(wc -l <"$TMP/ahead.launches")" "20/30" \
+    "  10 of its 30 launches run the original (1 untimed, 9 timed), the other 20 the configuration"
+check "  the guard reads the times at exit and keeps it" grep -q \
+    "'cache=l1' is 1.25x as fast as the original on the application's own launches (9 and 9 timed); kept" \
+    "$TMP/ahead1.log"
+is "$(grep -h '^guard = ' "$TMP"/cache/minirt-*.ini | cut -d' ' -f1-4)" "guard = kept 1.250" "  and records it"
+rm -f "$TMP/ahead.launches"
+FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 FAKECUDA_LAUNCHES="$TMP/ahead.launches" ahead run ahead2 >/dev/null
+is "$(grep -c ' l1$' "$TMP/ahead.launches")" 30 "  the next run runs it at every launch, unchecked"
+
+# The device's primary context reset right after the launches, before any
+# completed: its events go with it, and nothing of the shim's touches them
+# after (the stand-in says so on stderr when something does).
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off ahead tune reset0 >/dev/null
+out=$(FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 ahead run reset1 --reset 2>"$TMP/reset1.err")
+is "$out/$(cat "$TMP/reset1.err")" "minirt: done/" "a context reset with the guard's events pending: no event of it is used after"
+check "  the configuration is not judged in that run" \
+    grep -q "of 1 applied configurations checked on its own launches, none measured faster, 0 dropped as not faster, 1 not judged yet" \
+    "$TMP/reset1.log"
+
 done_testing

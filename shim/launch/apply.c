@@ -30,6 +30,7 @@
 #include "clock.h"
 #include "demangle.h"
 #include "direct.h"
+#include "graphs.h"
 #include "hash.h"
 #include "online.h"
 #include "plan.h"
@@ -542,8 +543,10 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     }
     if (ch && p->checks_launch)
         ch = gt_allowed_choice(p, ch, c, sig, signature);
-    if (ch && gt_plan_runs(ch) && !captured)
+    if (ch && gt_plan_runs(ch) && !captured) {
+        gt_apply_watch_exit();
         return gt_plan_run(p, ch, hd, c, r);
+    }
     if (ch && gt_plan_runs(ch) && gt_plan_run_captured(p, ch, hd, c, r))
         return 1;
     if (!captured) /* nothing is set on a function during a capture (plan.c) */
@@ -645,6 +648,57 @@ int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *ou
         gt_debug("kernel %s: a graph node for launch %s runs '%s'", n->p->shown, n->signature, n->ch->config);
     }
     return 1;
+}
+
+/* ---- the guards' last reads: at exit, and before a context goes ---- */
+
+/* A guard's times are read as later launches find them done.  A program's
+ * last launches have none after them, and one whose host queues every
+ * launch ahead of the GPU has none read at all: its guards never reach a
+ * verdict, and every run alternates its first launches with the original
+ * again.  So the guards read what is done once more at exit, from a handler
+ * registered at the first applied launch, after the CUDA runtime
+ * registered its own: atexit runs the last registered first, before the
+ * runtime tears the context down.  A forked child runs as mode off
+ * (forks.c) and reads nothing. */
+static void collect_at_exit(void)
+{
+    if (gt.mode != GT_MODE_OFF && atomic_load(&gt.drv.status) > 0)
+        gt_apply_collect();
+}
+
+static void register_exit(void)
+{
+    if (atexit(collect_at_exit) != 0)
+        gt_debug("cannot register an exit handler: the guards' times not read by the exit are not kept");
+}
+
+void gt_apply_watch_exit(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_exit);
+}
+
+static void each_plan(void (*fn)(struct gt_plan *p))
+{
+    pthread_mutex_lock(&gt.track.reg.lock);
+    for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next)
+        if (atomic_load(&k->planned) > 0)
+            fn(k->plan);
+    pthread_mutex_unlock(&gt.track.reg.lock);
+}
+
+void gt_apply_collect(void)
+{
+    each_plan(gt_plan_collect);
+    gt_graphs_collect();
+}
+
+void gt_apply_detach(void)
+{
+    gt_apply_collect();
+    each_plan(gt_plan_detach);
+    gt_graphs_detach();
 }
 
 /* ---- at exit: what the guards measured ---- */

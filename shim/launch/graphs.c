@@ -263,6 +263,8 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
         x->launches++;
     if (x && mine && x->step == WAITING && x->launches >= 2 && !atomic_load(&gt.track.captures)) {
         x->step = tune_nodes(x, s, per_thread) ? CHECKING : DONE;
+        if (x->step == CHECKING)
+            gt_apply_watch_exit();
     }
     int check = x && mine && x->step == CHECKING && !atomic_load(&gt.track.captures);
     CUresult r = check ? checked(x, s, per_thread) : gt_graphs_replay(exec, s, per_thread);
@@ -289,6 +291,45 @@ void gt_graphs_exit(void)
     for (struct gt_graph *x = gt.launch.graphs; x; x = x->next)
         unjudged(x);
     pthread_mutex_unlock(&gt.launch.graphs_lock);
+}
+
+/* Each graph being judged that no thread is at work on: fn(x). */
+static void each_checking(void (*fn)(struct gt_graph *x))
+{
+    pthread_mutex_lock(&gt.launch.graphs_lock);
+    for (struct gt_graph *x = gt.launch.graphs; x; x = x->next) {
+        int expect = 0;
+        if (x->step == CHECKING && atomic_compare_exchange_strong(&x->busy, &expect, 1)) {
+            fn(x);
+            atomic_store(&x->busy, 0);
+        }
+    }
+    pthread_mutex_unlock(&gt.launch.graphs_lock);
+}
+
+static void collect(struct gt_graph *x)
+{
+    if (gt_guard_settle(&x->guard, 0)) {
+        judged(x);
+        x->step = DONE;
+    }
+}
+
+/* Its executable graph goes with the context: nothing touches it again. */
+static void detach(struct gt_graph *x)
+{
+    gt_guard_detach(&x->guard);
+    x->step = DONE;
+}
+
+void gt_graphs_collect(void)
+{
+    each_checking(collect);
+}
+
+void gt_graphs_detach(void)
+{
+    each_checking(detach);
 }
 
 void gt_graphs_destroyed(CUgraphExec exec)

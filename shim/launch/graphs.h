@@ -13,6 +13,12 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread);
 CUresult gt_graphs_replay(CUgraphExec exec, CUstream s, int per_thread);
 /* At exit: the graphs whose replays were not judged, said. */
 void gt_graphs_exit(void);
+/* The graphs whose replays are being judged read what their replays left
+ * done, without waiting, and are judged if that brings a verdict
+ * (gt_graphs_collect); or, their context being torn down, stop being
+ * judged (gt_graphs_detach). */
+void gt_graphs_collect(void);
+void gt_graphs_detach(void);
 /* Before the application destroys exec. */
 void gt_graphs_destroyed(CUgraphExec exec);
 

@@ -48,6 +48,11 @@
 #define GAIN 0.002 /* the least gain kept, as on a long kernel whose launches time alike */
 #define Z 2.2      /* about one no-gain configuration in 70 passes a look by chance */
 #define NSLOTS (WARMUP + 2 * MAX_EACH)
+/* Slots handed out and not read yet, at most: where the host runs far
+ * ahead of the GPU (launches queued behind long kernels) every launch would
+ * otherwise alternate before a single time is read; the launches beyond
+ * run the configuration, as when every slot is out. */
+#define WINDOW (WARMUP + 2 * MIN_EACH)
 
 void gt_guard_init(struct gt_guard *g)
 {
@@ -90,7 +95,7 @@ int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot)
     CUcontext ctx = NULL;
     int got = 0;
     pthread_mutex_lock(&g->lock);
-    if (g->verdict == GT_GUARD_CHECKING && !g->broken && g->issued < NSLOTS &&
+    if (g->verdict == GT_GUARD_CHECKING && !g->broken && g->issued < NSLOTS && g->issued - g->done < WINDOW &&
         gt.drv.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && (!g->ctx || g->ctx == ctx)) {
         g->ctx = ctx;
         if (!g->slots && !(g->slots = gt_calloc(NSLOTS, sizeof *g->slots)))
@@ -210,7 +215,7 @@ static void decide(struct gt_guard *g)
 
 static void release_events(struct gt_guard *g)
 {
-    for (int i = 0; i < g->issued; i++)
+    for (int i = 0; i < g->issued && !g->gone; i++)
         for (int e = 0; e < 2; e++)
             if (g->slots[i].ev[e])
                 gt.drv.cuEventDestroy_v2(g->slots[i].ev[e]);
@@ -293,6 +298,14 @@ void gt_guard_adopt(struct gt_guard *g, const struct gt_guard *whole, int share)
     g->ratio = whole->ratio;
     g->med[0] = whole->med[0] / share;
     g->med[1] = whole->med[1] / share;
+    pthread_mutex_unlock(&g->lock);
+}
+
+void gt_guard_detach(struct gt_guard *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->gone = 1;
+    g->broken = 1;
     pthread_mutex_unlock(&g->lock);
 }
 

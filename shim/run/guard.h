@@ -33,6 +33,7 @@ struct gt_guard {
     int resumed;              /* goes on from earlier runs (gt_guard_resume): no warm-up */
     int carried;              /* times of earlier runs among n[] */
     int looked;               /* judged at LOOK_EACH of each (guard.c) */
+    int gone;                 /* its context was torn down, its events with it (gt_guard_detach) */
 };
 
 void gt_guard_init(struct gt_guard *g);
@@ -40,6 +41,10 @@ int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot);
 void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thread);
 int gt_guard_settle(struct gt_guard *g, int had_slot);
 void gt_guard_free(struct gt_guard *g);
+/* Its context is being torn down, and its events with it: nothing reads
+ * or destroys them from now on, and no verdict comes in this run (the
+ * times read so far still go to the cache file). */
+void gt_guard_detach(struct gt_guard *g);
 /* A kernel launched too rarely for a verdict in one run is judged over
  * several: the times an earlier run measured ("O1 O2 .. / C1 C2 ..", as
  * the cache file keeps them) count as if measured now.  0, or -1 when

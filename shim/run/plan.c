@@ -696,6 +696,24 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
     return 1;
 }
 
+void gt_plan_collect(struct gt_plan *p)
+{
+    pthread_mutex_lock(&p->lock);
+    for (struct gt_choice *ch = p->choices; ch; ch = ch->next)
+        if (ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING && gt_guard_settle(&ch->guard, 0))
+            verdict(p, ch);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void gt_plan_detach(struct gt_plan *p)
+{
+    pthread_mutex_lock(&p->lock);
+    for (struct gt_choice *ch = p->choices; ch; ch = ch->next)
+        if (ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING)
+            gt_guard_detach(&ch->guard);
+    pthread_mutex_unlock(&p->lock);
+}
+
 /* Whether the choice's configuration may go into a graph for good: kept
  * by its guard, or run unchecked. */
 int gt_plan_settled(const struct gt_choice *ch)

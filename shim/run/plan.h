@@ -105,6 +105,12 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_plan_runs(const struct gt_choice *ch);
 int gt_plan_settled(const struct gt_choice *ch);
+/* The guards still checking this plan's configurations read what their
+ * launches left done, without waiting, and say a verdict that brings
+ * (gt_plan_collect); or, their context being torn down, stop
+ * (gt_plan_detach). */
+void gt_plan_collect(struct gt_plan *p);
+void gt_plan_detach(struct gt_plan *p);
 /* What a kernel node may get (gt_plan_node_function). */
 enum gt_node_use {
     GT_NODE_AS_IS,   /* a settled configuration whose variant is loaded already (the application's node

@@ -573,7 +573,31 @@ struct fake_event {
     CUstream stream;
     int l1, module;
     long synced; /* the synchronizations before it was recorded */
+    long torn;   /* the contexts torn down before it was made */
 };
+
+/* cuCtxDestroy and cuDevicePrimaryCtxReset: every event made before one
+ * goes with it, and a call that still uses one says so on stderr. */
+static atomic_long torn;
+
+static int gone(const struct fake_event *ev, const char *call)
+{
+    if (ev->torn == atomic_load(&torn))
+        return 0;
+    fprintf(stderr, "fakecuda: %s on an event of a context torn down\n", call);
+    return 1;
+}
+
+static CUresult tear_down(void)
+{
+    CALL(OTHER);
+    atomic_fetch_add(&torn, 1);
+    atomic_fetch_add(&syncs, 1);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx) { (void)ctx; return tear_down(); }
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { (void)dev; return tear_down(); }
 
 /* FAKECUDA_EVENTS_PENDING=1: an event is not complete until a
  * synchronization after its record (of the context, a stream or an event:
@@ -588,10 +612,19 @@ CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
     CALL(ALLOCATES);
     (void)flags;
-    *e = (CUevent)calloc(1, sizeof(struct fake_event));
+    struct fake_event *ev = calloc(1, sizeof *ev);
+    if (ev)
+        ev->torn = atomic_load(&torn);
+    *e = (CUevent)ev;
     return CUDA_SUCCESS;
 }
-CUresult cuEventDestroy_v2(CUevent e) { CALL(OTHER); free(e); return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e)
+{
+    CALL(OTHER);
+    if (!gone((struct fake_event *)e, "cuEventDestroy"))
+        free(e);
+    return CUDA_SUCCESS;
+}
 static CUresult event_record(CUevent e, CUstream s)
 {
     struct fake_event *ev = (struct fake_event *)e;
@@ -605,7 +638,13 @@ static CUresult event_record(CUevent e, CUstream s)
 CUresult cuEventRecord(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
 CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
 CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
-CUresult cuEventQuery(CUevent e) { CALL(RUNS); return pending((const struct fake_event *)e) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e)
+{
+    CALL(RUNS);
+    if (gone((const struct fake_event *)e, "cuEventQuery"))
+        return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    return pending((const struct fake_event *)e) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
 
 /* FAKECUDA_JITTER=J: times on the application's stream spread by J (their
  * interquartile range over their median), 1 + J u for u cycling through
@@ -623,6 +662,8 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
     if (fails(name))
         return RUNS;
     const struct fake_event *end = (const struct fake_event *)b;
+    if (gone(end, "cuEventElapsedTime"))
+        return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     if (pending(end))
         return CUDA_ERROR_NOT_READY;
     const char *v = end->l1 ? getenv(end->stream ? "FAKECUDA_L1_TRIAL_MS" : "FAKECUDA_L1_APP_MS") : NULL;
@@ -1044,6 +1085,7 @@ static const struct {
     {"cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams, (void *)cuGraphInstantiateWithParams_ptsz},
     {"cuGraphLaunch", (void *)cuGraphLaunch, (void *)cuGraphLaunch_ptsz},
     {"cuGraphExecDestroy", (void *)cuGraphExecDestroy, NULL},
+    {"cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset_v2, NULL},
 };
 
 static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags, CUdriverProcAddressQueryResult *status)

@@ -28,6 +28,8 @@
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
  *                                   application whose launches come while
  *                                   the shim's builds run on its threads
+ *   minirt --copies N --reset       the same, the device's primary context reset
+ *                                   right after the launches, without waiting for them
  *   minirt --copies N --suspend-every K
  *                                   the same, the shim suspended (gputune_suspend)
  *                                   for every second block of K launches: the
@@ -126,6 +128,7 @@ static struct {
     PFN_cuStreamBeginCapture_v10010 streamBeginCapture;
     PFN_cuStreamEndCapture_v10000 streamEndCapture;
     PFN_cuCtxSynchronize_v2000 ctxSynchronize;
+    PFN_cuDevicePrimaryCtxReset_v11000 primaryCtxReset;
     PFN_cuGraphCreate_v10000 graphCreate;
     PFN_cuGraphDestroy_v10000 graphDestroy;
     PFN_cuGraphAddKernelNode_v12000 graphAddKernelNode;
@@ -321,7 +324,7 @@ static void say_suspended(int every, int n)
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
  * with suspend_every, every second block of that many with the shim suspended. */
-static int run_copies(int n, int pace_ms, int suspend_every, CUdeviceptr x, CUdeviceptr y)
+static int run_copies(int n, int pace_ms, int suspend_every, int reset, CUdeviceptr x, CUdeviceptr y)
 {
     int suspended = 0;
     copy_x = x;
@@ -335,7 +338,10 @@ static int run_copies(int n, int pace_ms, int suspend_every, CUdeviceptr x, CUde
         if (pace_ms > 0)
             nanosleep(&(struct timespec){.tv_sec = pace_ms / 1000, .tv_nsec = pace_ms % 1000 * 1000000L}, NULL);
     }
-    check("cuCtxSynchronize", cu.ctxSynchronize());
+    if (reset)
+        check("cuDevicePrimaryCtxReset", cu.primaryCtxReset(0));
+    else
+        check("cuCtxSynchronize", cu.ctxSynchronize());
     say_suspended(suspend_every, suspended);
     printf("minirt: done\n");
     return 0;
@@ -400,7 +406,7 @@ int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
     int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0, pace_ms = 0,
-        suspend_every = 0;
+        suspend_every = 0, reset = 0;
     const char *cubin = NULL;
     int by_path = 0;
     const char *driver = "libcuda.so.1";
@@ -417,6 +423,8 @@ int main(int argc, char **argv)
             graph_only = 1;
         if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
             copies = atoi(argv[++i]);
+        if (strcmp(argv[i], "--reset") == 0)
+            reset = 1;
         if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
             pace_ms = atoi(argv[++i]);
         if (strcmp(argv[i], "--suspend-every") == 0 && i + 1 < argc)
@@ -471,6 +479,7 @@ int main(int argc, char **argv)
     R(streamBeginCapture, "cuStreamBeginCapture");
     R(streamEndCapture, "cuStreamEndCapture");
     R(ctxSynchronize, "cuCtxSynchronize");
+    R(primaryCtxReset, "cuDevicePrimaryCtxReset");
     R(graphCreate, "cuGraphCreate");
     R(graphDestroy, "cuGraphDestroy");
     R(graphAddKernelNode, "cuGraphAddKernelNode");
@@ -518,7 +527,7 @@ int main(int argc, char **argv)
     if (graph_only)
         return run_graph(suspend_every, buf[1], buf[2]);
     if (copies)
-        return run_copies(copies, pace_ms, suspend_every, buf[1], buf[2]);
+        return run_copies(copies, pace_ms, suspend_every, reset, buf[1], buf[2]);
     if (mix) {
         for (int round = 0; round < 8; round++) {
             for (int i = 0; round >= 4 && i < 5; i++)
