@@ -203,12 +203,10 @@ CUresult gt_graphs_replay(CUgraphExec exec, CUstream s, int per_thread)
     return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
 }
 
-/* The guard's verdict, given to every winner in the graph. */
-static void judged(struct gt_graph *x)
+/* The guard's verdict, given to every winner in the graph, and said. */
+static void adopt(struct gt_graph *x)
 {
     int kept = x->guard.verdict == GT_GUARD_KEPT;
-    if (show(x, kept) != 0)
-        return;
     for (int i = 0; i < x->nchosen; i++) {
         struct gt_node *c = &x->chosen[i];
         gt_guard_adopt(&c->ch->guard, &x->guard, x->nchosen);
@@ -218,6 +216,13 @@ static void judged(struct gt_graph *x)
             "original kernels (%d and %d timed), %.2fx; %s",
             x->nchosen, x->nchosen == 1 ? "" : "s", x->chosen[0].p->shown, x->guard.med[1], x->guard.med[0],
             x->guard.n[1], x->guard.n[0], 1 / x->guard.ratio, kept ? "kept" : "the original kernels run from now on");
+}
+
+/* The verdict reached on a replay: the executable graph holds what it says from now on. */
+static void judged(struct gt_graph *x)
+{
+    if (show(x, x->guard.verdict == GT_GUARD_KEPT) == 0)
+        adopt(x);
 }
 
 /* Step 4: one replay under the guard. */
@@ -307,10 +312,12 @@ static void each_checking(void (*fn)(struct gt_graph *x))
     pthread_mutex_unlock(&gt.launch.graphs_lock);
 }
 
+/* At exit, or before the context goes: no replay follows, so the
+ * executable graph is left as it is. */
 static void collect(struct gt_graph *x)
 {
     if (gt_guard_settle(&x->guard, 0)) {
-        judged(x);
+        adopt(x);
         x->step = DONE;
     }
 }
@@ -347,6 +354,8 @@ void gt_graphs_destroyed(CUgraphExec exec)
     }
     pthread_mutex_unlock(&gt.launch.graphs_lock);
     if (x) {
+        if (x->step == CHECKING) /* what its last replays left done: the application may have waited for them */
+            collect(x);
         unjudged(x);
         graph_free(x);
     }
