@@ -9,7 +9,9 @@
  * untimed launch of each, in the order ABBA so that a drift in the
  * application's own pace cancels), each timed by two events on the
  * application's stream around everything the shim does for that launch.
- * Nothing waits: the events are read as later launches find them done.
+ * Nothing waits: the events are read as later launches find them done,
+ * and once more at exit and before their context goes (launch/apply.c:
+ * gt_apply_collect), with at most WINDOW of them out unread.
  * After EARLY_EACH of each, one whose every time is beyond every time of
  * the original by EARLY_GAP (a variant many times faster, or slower) is
  * decided at once, so that a large gain is not spent running the original
