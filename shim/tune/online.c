@@ -266,12 +266,12 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     free(all);
     if (bad && o)
         online_free(o);
-    for (int i = 1; !bad && i < o->narms; i++)
-        if (o->arms[i].rebuild)
-            start_build(o, p, &o->arms[i], c);
     return bad ? NULL : o;
 }
 
+/* The signature's trial, made at its first launch.  Its builds go on the
+ * pool only once it is in the map: a pool thread holds an arm until its
+ * build ends, so a trial that could not be kept must have none running. */
 static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
 {
     struct gt_online *o = gt_map_get(&O.trials, gt_plan_key(p, sig));
@@ -283,6 +283,9 @@ static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, u
         online_free(o);
         return NULL;
     }
+    for (int i = 1; i < o->narms; i++)
+        if (o->arms[i].rebuild)
+            start_build(o, p, &o->arms[i], c);
     return o;
 }
 
