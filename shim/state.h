@@ -144,6 +144,7 @@ struct gt_tune_state {
     struct {
         pthread_mutex_t lock;           /* held while a launch under trial is queued */
         struct gt_map trials;           /* (plan, signature) -> struct gt_online */
+        struct gt_online *all;          /* every trial, for a context's teardown */
     } online;                           /* online.c: GPUTUNE_MODE=online */
 };
 

@@ -117,4 +117,23 @@ check "  each says why, at debug" grep -q "kernel copy: online, 'maxrreg=32' can
 check "  and gives its turns back: the original stays" grep -q \
     "kernel copy: .* tuned online over 5 launches: the original 250.00 us against 250.00 us, 1.00x" "$TMP/varfail.log"
 
+# The device's primary context reset while a signature is being tried,
+# its timed launches not done yet (the stand-in's events complete only at
+# a synchronization), then more launches of the kernel: the trial lets go
+# of its events before they go, never touches them after (the stand-in
+# says so on stderr when something does), and ends with the original,
+# writing nothing, so that a later run tunes it afresh.
+cat >"$TMP/l1.ini" <<'INI'
+[kernel "copy"]
+cache = default, l1
+INI
+out=$(FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 GPUTUNE_POLICY="$TMP/l1.ini" GPUTUNE_MODE=online \
+    GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/reset.log" GPUTUNE_CACHE_DIR="$TMP/cachereset" shim "$H/minirt" \
+    --copies 6 --reset --after 20 2>"$TMP/reset.err")
+is "$out/$(cat "$TMP/reset.err")" "minirt: done/" \
+    "a context reset while tuning online: the application runs, and no event of that context is used after"
+check "  the original stays, and says why" grep -q \
+    "kernel copy: launch .*: its context was torn down while it was tuned online; the original stays" "$TMP/reset.log"
+is "$(cat "$TMP"/cachereset/minirt-*.ini 2>/dev/null | grep -c '^config = ')" 0 "  nothing is written for it"
+
 done_testing

@@ -1,9 +1,10 @@
 /* hook_ctx.c: contexts the application tears down.
  *
- * A guard's events (run/guard.c) live in the context of the launches they
- * time, and go with it.  Before the application destroys a context or
- * resets a device's primary one, the guards read what their launches left
- * done and then stop judging (apply.c: gt_apply_detach), so that nothing
+ * A guard's events (run/guard.c) and online mode's (tune/online.c) live in
+ * the context of the launches they time, and go with it.  Before the
+ * application destroys a context or resets a device's primary one, the
+ * guards read what their launches left done and then stop judging, and
+ * online trials still on end (apply.c: gt_apply_detach), so that nothing
  * touches those events after.  Which context each guard's events are in is
  * not looked up: every guard still judging stops, those of other contexts
  * too, and their times go to the cache file for a later run to go on from.

@@ -699,6 +699,7 @@ void gt_apply_detach(void)
     gt_apply_collect();
     each_plan(gt_plan_detach);
     gt_graphs_detach();
+    gt_online_detach();
 }
 
 /* ---- at exit: what the guards measured ---- */

@@ -90,6 +90,8 @@ struct gt_online {
     int can_build; /* variants can be built: -1 until an arm that needs one asks */
     int final;     /* the second stage is on */
     int decided;
+    int torn;      /* its context was torn down while it was on */
+    struct gt_online *next; /* in O.all */
 };
 
 static void online_free(struct gt_online *o)
@@ -283,6 +285,8 @@ static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, u
         online_free(o);
         return NULL;
     }
+    o->next = O.all;
+    O.all = o;
     for (int i = 1; i < o->narms; i++)
         if (o->arms[i].rebuild)
             start_build(o, p, &o->arms[i], c);
@@ -525,6 +529,9 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
         entry = gt_plan_keep(p, &e);
         gt_info("kernel %s: launch %s tuned online over %d launches: %s %.2f us against %.2f us, %.2fx", p->shown,
                 signature, o->launched, best ? config : "the original", med[1], med[0], med[0] / med[1]);
+    } else if (o->torn) {
+        gt_info("kernel %s: launch %s: its context was torn down while it was tuned online; the original stays, "
+                "and a later run tunes it", p->shown, signature);
     } else if (o->narms > 1) {
         gt_debug("kernel %s: launch %s: a launch or an event failed while tuning online; the original stays",
                  p->shown, signature);
@@ -569,4 +576,25 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
     if (!ran)
         gt_direct_restore(hd);
     return ran;
+}
+
+/* Before the application destroys a context or resets a device's primary
+ * one: every trial still on lets go of its events unread, and its
+ * variants, loaded in that context, are never launched again.  Which
+ * context a trial's launches ran in is not looked up, as for the guards
+ * (intercept/hook_ctx.c): each trial still on ends with the original,
+ * decided at its signature's next launch, and nothing is written for it,
+ * so that a later run tunes it afresh. */
+void gt_online_detach(void)
+{
+    pthread_mutex_lock(&O.lock);
+    for (struct gt_online *o = O.all; o; o = o->next) {
+        if (o->decided)
+            continue;
+        for (int i = o->read; i < o->issued; i++)
+            release(&o->slots[i]);
+        o->read = o->issued;
+        o->broken = o->torn = 1;
+    }
+    pthread_mutex_unlock(&O.lock);
 }

@@ -30,6 +30,10 @@
  *                                   the shim's builds run on its threads
  *   minirt --copies N --reset       the same, the device's primary context reset
  *                                   right after the launches, without waiting for them
+ *   minirt --copies N --reset --after M
+ *                                   the same, then M launches more, as the same
+ *                                   kernel's after a reload (the stand-in's
+ *                                   handles outlive a reset)
  *   minirt --copies N --suspend-every K
  *                                   the same, the shim suspended (gputune_suspend)
  *                                   for every second block of K launches: the
@@ -324,7 +328,7 @@ static void say_suspended(int every, int n)
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
  * with suspend_every, every second block of that many with the shim suspended. */
-static int run_copies(int n, int pace_ms, int suspend_every, int reset, CUdeviceptr x, CUdeviceptr y)
+static int run_copies(int n, int pace_ms, int suspend_every, int reset, int after, CUdeviceptr x, CUdeviceptr y)
 {
     int suspended = 0;
     copy_x = x;
@@ -340,7 +344,9 @@ static int run_copies(int n, int pace_ms, int suspend_every, int reset, CUdevice
     }
     if (reset)
         check("cuDevicePrimaryCtxReset", cu.primaryCtxReset(0));
-    else
+    for (int i = 0; i < after; i++)
+        launch_copy(8);
+    if (!reset || after)
         check("cuCtxSynchronize", cu.ctxSynchronize());
     say_suspended(suspend_every, suspended);
     printf("minirt: done\n");
@@ -406,7 +412,7 @@ int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
     int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0, pace_ms = 0,
-        suspend_every = 0, reset = 0;
+        suspend_every = 0, reset = 0, after = 0;
     const char *cubin = NULL;
     int by_path = 0;
     const char *driver = "libcuda.so.1";
@@ -425,6 +431,8 @@ int main(int argc, char **argv)
             copies = atoi(argv[++i]);
         if (strcmp(argv[i], "--reset") == 0)
             reset = 1;
+        if (strcmp(argv[i], "--after") == 0 && i + 1 < argc)
+            after = atoi(argv[++i]);
         if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
             pace_ms = atoi(argv[++i]);
         if (strcmp(argv[i], "--suspend-every") == 0 && i + 1 < argc)
@@ -527,7 +535,7 @@ int main(int argc, char **argv)
     if (graph_only)
         return run_graph(suspend_every, buf[1], buf[2]);
     if (copies)
-        return run_copies(copies, pace_ms, suspend_every, reset, buf[1], buf[2]);
+        return run_copies(copies, pace_ms, suspend_every, reset, after, buf[1], buf[2]);
     if (mix) {
         for (int round = 0; round < 8; round++) {
             for (int i = 0; round >= 4 && i < 5; i++)
