@@ -56,6 +56,18 @@ is "$(mix '' later keep)" "minirt: done" "a later run without a budget"
 is "$(order later)" "8 16 " "  tunes what the budget left"
 is "$(entries)" 2 "  and writes it"
 
+# The device's primary context reset while a signature's timed launches
+# are not done (the stand-in's events complete only at a synchronization),
+# then more launches of it: its meter lets go of those events before they
+# go, never touches them after (the stand-in says so on stderr when
+# something does), and times as many launches again.
+rm -rf "$TMP/cache"
+out=$(FAKECUDA_EVENTS_PENDING=1 GPUTUNE_BUDGET=100 GPUTUNE_MODE=tune GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/reset.log" \
+    GPUTUNE_CACHE_DIR="$TMP/cache" shim "$H/minirt" --copies 3 --reset --after 5 2>"$TMP/reset.err")
+is "$out/$(cat "$TMP/reset.err")" "minirt: done/" \
+    "a context reset with a meter's launches not done: the application runs, and no event of that context is used after"
+check "  the signature is measured again and tuned" grep -q "kernel copy: launch grid=8,1,1 .* tuned in " "$TMP/reset.log"
+
 out=$(GPUTUNE_BUDGET=0 GPUTUNE_MODE=tune GPUTUNE_CACHE_DIR="$TMP/cache0" shim "$H/minirt" --mix 2>&1)
 check "GPUTUNE_BUDGET=0 is refused, with what is accepted: $out" \
     sh -c "echo \"\$1\" | grep -q 'GPUTUNE_BUDGET=0 .*a number of seconds over 0'" - "$out"

@@ -700,6 +700,7 @@ void gt_apply_detach(void)
     each_plan(gt_plan_detach);
     gt_graphs_detach();
     gt_online_detach();
+    gt_budget_detach();
 }
 
 /* ---- at exit: what the guards measured ---- */

@@ -62,6 +62,16 @@ static struct gt_meter *meter_of(const struct gt_plan *p, uint64_t sig)
     return m;
 }
 
+static void release(struct gt_meter *m)
+{
+    for (int i = 0; i < m->issued; i++)
+        for (int e = 0; e < 2; e++)
+            if (m->ev[i][e]) {
+                gt.drv.cuEventDestroy_v2(m->ev[i][e]);
+                m->ev[i][e] = NULL;
+            }
+}
+
 /* Reads the timed launches that finished, in order, without waiting. */
 static void read_meter(struct gt_meter *m)
 {
@@ -76,12 +86,8 @@ static void read_meter(struct gt_meter *m)
         else
             m->us[m->read++] = ms * 1e3;
     }
-    for (int i = 0; (m->read == METER_TIMED || m->broken) && i < m->issued; i++)
-        for (int e = 0; e < 2; e++)
-            if (m->ev[i][e]) {
-                gt.drv.cuEventDestroy_v2(m->ev[i][e]);
-                m->ev[i][e] = NULL;
-            }
+    if (m->read == METER_TIMED || m->broken)
+        release(m);
 }
 
 static int measured(const struct gt_meter *m)
@@ -192,6 +198,20 @@ enum gt_budget_turn gt_budget_turn(struct gt_plan *p, const struct gt_call *c, u
     }
     pthread_mutex_unlock(&B.lock);
     return turn;
+}
+
+/* Before a context goes, with the events of its launches: each meter keeps
+ * the times read so far, lets go of the rest unread, and times as many
+ * launches again, in whichever context they come. */
+void gt_budget_detach(void)
+{
+    pthread_mutex_lock(&B.lock);
+    for (struct gt_meter *m = B.all; m; m = m->next) {
+        read_meter(m);
+        release(m);
+        m->issued = m->read;
+    }
+    pthread_mutex_unlock(&B.lock);
 }
 
 double gt_budget_allows(double wanted)

@@ -20,6 +20,9 @@ enum gt_budget_turn {
 
 enum gt_budget_turn gt_budget_turn(struct gt_plan *p, const struct gt_call *c, uint64_t sig, CUresult *r);
 /* Seconds a session starting now may take at most, given `wanted`. */
+/* Lets go of the meters' events before a context goes (see budget.c). */
+void gt_budget_detach(void);
+
 double gt_budget_allows(double wanted);
 /* A session ended after `seconds`, its winner `speedup` times as fast. */
 void gt_budget_spend(double seconds, double speedup);
