@@ -90,6 +90,7 @@ struct gt_force {
 struct gt_run_state {
     int ready;
     struct gt_policy *policy;   /* GPUTUNE_POLICY, NULL if unset or unusable */
+    int policy_nomem;           /* memory ran out while it was read: its sections' errors are said already */
     struct gt_force *force;     /* GPUTUNE_FORCE */
     int nforce;
     char binary[4096];          /* the application, as the cache file names it */

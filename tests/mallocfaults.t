@@ -3,8 +3,10 @@
 # malloc: tests/helpers/failalloc.c, preloaded with the shim, fails the N-th
 # allocation made from the shim's code (FAILALLOC_AFTER=N), never one of the
 # application's, so every failure it injects is the shim's.  A tune session of
-# minirt --copy (and one in online mode), then a run of it with the file
-# that session wrote, count them; then every k-th fails in turn (GT_MALLOC_STEP=1 fails each): the
+# minirt --copy, then a run of it with the file that session wrote, and an
+# online session of minirt --copies (a policy file's cache preference and
+# register limit: variants built on the pool, both stages, the guard) count
+# them; then every k-th fails in turn (GT_MALLOC_STEP=1 fails each): the
 # application must print and exit as it does without the shim, its cache
 # file hold nothing that a run without faults would not, and the user see
 # exactly one warning, whole (shim/base/alloc.c counts every failure, and
@@ -13,11 +15,16 @@
 
 H="$GT_BUILD/tests/helpers"
 export GPUTUNE_SET='budget.trials=3' LD_LIBRARY_PATH="$GT_BUILD/tests/fakecuda"
+cat >"$TMP/copy.ini" <<'INI'
+[kernel "copy"]
+cache = default, l1
+maxrreg = default, 32
+INI
 # Before a sanitizer's runtime, which then serves every allocation it passes on.
 PRELOAD="$H/libfailalloc.so $GT_PRELOAD"
 [ -n "$GT_SANITIZE" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
 
-# minirt --copy in mode $MODE, its stdout and exit status on one line, in
+# minirt $ARGS in mode $MODE, its stdout and exit status on one line, in
 # files of suffix $1 (two loops share the machine's processors); run mode
 # reads a copy of the file the tune session wrote.  The timeout only turns a
 # hang into a failure.
@@ -25,7 +32,7 @@ app() {
     rm -rf "$TMP/cache$1"
     [ -d "$TMP/tuned" ] && cp -r "$TMP/tuned" "$TMP/cache$1"
     GPUTUNE_MODE=$MODE GPUTUNE_LOG=warn GPUTUNE_LOG_FILE="$TMP/log$1" FAILALLOC_COUNT="$TMP/count$1" \
-        GPUTUNE_CACHE_DIR="$TMP/cache$1" timeout 120 env LD_PRELOAD="$PRELOAD" "$H/minirt" --copy 2>/dev/null
+        GPUTUNE_CACHE_DIR="$TMP/cache$1" timeout 120 env LD_PRELOAD="$PRELOAD" "$H/minirt" $ARGS 2>/dev/null
     echo "rc=$?"
 }
 
@@ -84,11 +91,21 @@ sweep() {
         "  each failing: the application's output is as without the shim, with exactly one warning"
 }
 
-clean=$("$H/minirt" --copy; echo "rc=$?")
-clean=$(echo "$clean" | tr '\n' ' ')
-MODE=online sweep
+# The application's output without the shim, on one line.
+plain() {
+    echo "$("$H/minirt" $ARGS; echo "rc=$?")" | tr '\n' ' '
+}
+
+ARGS=--copy
+clean=$(plain)
 MODE=retune sweep
 mv "$TMP/cache0" "$TMP/tuned"
 MODE=run sweep
+rm -rf "$TMP/tuned"
+ARGS='--copies 120 --pace 1'
+clean=$(plain)
+export FAKECUDA_L1_APP_MS=0.22 FAKECUDA_MODULE_APP_MS=0.2 FAKECUDA_BOTH_APP_MS=0.15 GPUTUNE_POLICY="$TMP/copy.ini" \
+    GPUTUNE_WATCHDOG=off
+MODE=online sweep
 
 done_testing

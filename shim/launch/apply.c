@@ -105,6 +105,7 @@ static void load_policy(struct gt_run_state *a)
     }
     if (have_set && gt_policy_override(a->policy, set, &d) != 0)
         warn_diags(&d, "GPUTUNE_SET is not applied", lost);
+    a->policy_nomem = gt_alloc_failures() != lost;
 }
 
 /* The program as its cache file is keyed (cachefile.c: gt_cache_program),
@@ -362,7 +363,8 @@ static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
     char err[512];
     enum gt_rc rc;
     if (sec && sec->errors)
-        gt_warn("kernel %s: its policy section has errors; running the original", name);
+        gt_log(a->policy_nomem ? gt_log_nomem_level() : GT_LOG_WARN,
+               "kernel %s: its policy section has errors; running the original", name);
     else if ((config || cached || tunable(a, sec)) && (rc = gt_plan_new(k, name, sec, &p, err, sizeof err)) != GT_OK)
         gt_log(gt_log_level_of(rc), "kernel %s: %s; running the original", name, err);
     uint32_t *cfg = p && config ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;

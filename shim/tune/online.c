@@ -28,7 +28,9 @@
  * 1 + (K + 1) * ROUNDS launches once its builds have ended, at most
  * (SHORTLIST + 2) * FINAL_ROUNDS more with a second stage, and the reads
  * that follow: a candidate found hopeless, or whose build failed, gives
- * its turns back. */
+ * its turns back.  As a session, a trial keeps nothing once the shim ran
+ * out of memory (a build lost to it must not lose the race for that), and
+ * none starts after. */
 #include "online.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -271,18 +273,28 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     return bad ? NULL : o;
 }
 
-/* The signature's trial, made at its first launch.  Its builds go on the
- * pool only once it is in the map: a pool thread holds an arm until its
- * build ends, so a trial that could not be kept must have none running. */
-static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
+/* The signature's trial, made at its first launch; NULL when there is
+ * none to run.  As a session, none starts once memory ran out: the
+ * signature runs the original from then on.  Its builds go on the pool
+ * only once it is in the map: a pool thread holds an arm until its build
+ * ends, so a trial that could not be kept must have none running. */
+static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, uint64_t sig, const char *signature)
 {
     struct gt_online *o = gt_map_get(&O.trials, gt_plan_key(p, sig));
     if (o)
         return o->p == p && o->sig == sig ? o : NULL;
-    if (!(o = online_new(p, c, sig)))
-        return NULL;
-    if (gt_map_put(&O.trials, gt_plan_key(p, sig), o) != 0) {
+    int earlier = gt_alloc_failures() != 0;
+    if (!earlier && (o = online_new(p, c, sig)) && gt_map_put(&O.trials, gt_plan_key(p, sig), o) != 0) {
         online_free(o);
+        o = NULL;
+    }
+    if (!o) {
+        gt_log(gt_log_nomem_level(), "kernel %s: launch %s not tuned online: %s", p->shown, signature,
+               earlier ? "the shim ran out of memory earlier, and tunes nothing after that"
+                       : "out of memory for its trial; nothing more is tuned");
+        pthread_mutex_lock(&p->lock);
+        gt_plan_mark_done(p, sig);
+        pthread_mutex_unlock(&p->lock);
         return NULL;
     }
     o->next = O.all;
@@ -508,7 +520,11 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
 {
     int best = 0;
     double med[2] = {0, 0};
-    if (o->narms == 1) {
+    if (gt_alloc_failures()) { /* what the trial found, or how it ended, may be what was lost */
+        gt_log(gt_log_nomem_level(), "kernel %s: launch %s not tuned online: out of memory while tuning; nothing "
+               "of it is kept, and nothing more is tuned", p->shown, signature);
+        o->broken = 1;
+    } else if (o->narms == 1) {
         gt_debug("kernel %s: launch %s: no launch-time knob to try online", p->shown, signature);
         o->broken = 1; /* nothing measured, nothing to keep */
     } else if (!o->broken) {
@@ -555,7 +571,7 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
 {
     int ran = 0;
     pthread_mutex_lock(&O.lock);
-    struct gt_online *o = online_of(p, c, sig);
+    struct gt_online *o = online_of(p, c, sig, signature);
     if (o && !o->decided && builds_ended(o, p, hd, c)) {
         read_done(o);
         while (o->issued < o->nslots && o->arms[o->slots[o->issued].arm].hopeless)
