@@ -41,6 +41,7 @@ HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt 
              $(BUILD)/tests/helpers/libchain.so $(BUILD)/tests/helpers/nvrtc_min \
              $(BUILD)/tests/helpers/libdlsymwrap.so $(BUILD)/tests/helpers/libdlsymlibc.so \
              $(BUILD)/tests/helpers/libtruncmap.so $(BUILD)/tests/helpers/libfailalloc.so \
+             $(BUILD)/tests/helpers/libfulldisk.so \
              $(BUILD)/tests/helpers/faulty_app $(BUILD)/tests/helpers/slow_app \
              $(BUILD)/tests/helpers/lattice_app \
              $(BUILD)/tests/helpers/printf_app \
@@ -153,6 +154,10 @@ $(BUILD)/tests/helpers/libdlsymlibc.so: tests/helpers/dlsym_wrap.c
 	$(CC) $(CFLAGS) -shared -DWRAP_BY_HANDLE $< -o $@ -ldl
 
 $(BUILD)/tests/helpers/libtruncmap.so: tests/helpers/truncmap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared $< -o $@ -ldl
+
+$(BUILD)/tests/helpers/libfulldisk.so: tests/helpers/fulldisk.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $< -o $@ -ldl
 

@@ -107,6 +107,7 @@ struct gt_run_state {
     struct gt_jit jit;
     struct gt_store store;
     int have_store;
+    atomic_int store_failed;    /* a built cubin the store could not keep: said (plan.c) */
     struct {
         pthread_mutex_t lock;
         struct gt_cachefile held;   /* entries not written yet */

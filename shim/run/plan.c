@@ -530,6 +530,18 @@ int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_
     return gt_variant_load(v, built->cubin, built->cubin_size, ptx, name, hd, knobs, p->arch.sm, err, errlen);
 }
 
+/* A build whose cubin the store could not keep (a full disk): said once a
+ * process, since the next build fails alike, and at info: it costs a later
+ * run a build (a cache entry naming it is built again by the run that
+ * needs it), nothing else, and the cache file's own write says the rest. */
+void gt_plan_store_error(const struct gt_jit_job *built)
+{
+    if (built->store_error[0])
+        gt_log(atomic_exchange(&gt.run.store_failed, 1) ? GT_LOG_DEBUG : GT_LOG_INFO,
+               "%s; the variants built in this run are not kept for later runs, which build them again",
+               built->store_error);
+}
+
 /* The original image loaded again, its function with the knobs set on it:
  * what a graph node runs for launch-time knobs (gt_plan_node_function). */
 static int load_copy(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
@@ -576,8 +588,7 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
     if (rc == 0)
         gt_debug("kernel %s: variant built from %s %s(%.0f ms)", p->shown, p->recipe.from,
                  vj.job.from_store ? "out of the store " : "", (gt_clock_seconds() - t0) * 1e3);
-    if (vj.job.store_error[0])
-        gt_warn("%s", vj.job.store_error);
+    gt_plan_store_error(&vj.job);
     gt_variant_job_free(&vj);
     return rc;
 }

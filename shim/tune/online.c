@@ -206,6 +206,7 @@ static void load_arm(struct gt_online *o, struct gt_plan *p, struct arm *a, cons
         gt_debug("kernel %s: online, '%s' cannot be tried: %s", p->shown, shown_config(o, a, shown, sizeof shown),
                  err);
     }
+    gt_plan_store_error(&a->vj.job);
     gt_variant_job_free(&a->vj);
     a->building = 0;
     o->building--;

@@ -351,6 +351,7 @@ static void wait_build(struct gt_session *s, struct gt_pool *pool, struct gt_can
     double t0 = gt_clock_seconds();
     gt_pool_wait(pool, &c->task);
     s->t_compile += gt_clock_seconds() - t0;
+    gt_plan_store_error(&c->vj.job);
 }
 
 /* GPUTUNE_TRIALS: every trial as a CSV row, appended, for studying a space
