@@ -580,10 +580,11 @@ static int node_call(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thre
     return gt_plan_signature(n->p, &n->c, &n->sig, n->signature, sizeof n->signature);
 }
 
-/* Not tuned yet, and tune mode would tune it (online mode runs no session). */
+/* Not tuned yet, and tune mode would tune it (retune mode too; online mode
+ * runs no session). */
 static int untuned(struct gt_node *n)
 {
-    return gt.mode == GT_MODE_TUNE && n->p->tune && !gt_plan_find(n->p, n->sig) && !gt_plan_is_done(n->p, n->sig);
+    return gt_session_mode() && n->p->tune && !gt_plan_find(n->p, n->sig) && !gt_plan_is_done(n->p, n->sig);
 }
 
 int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in)
