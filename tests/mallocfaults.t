@@ -3,10 +3,13 @@
 # malloc: tests/helpers/failalloc.c, preloaded with the shim, fails the N-th
 # allocation made from the shim's code (FAILALLOC_AFTER=N), never one of the
 # application's, so every failure it injects is the shim's.  A tune session of
-# minirt --copy, then a run of it with the file that session wrote, and an
-# online session of minirt --copies (a policy file's cache preference and
-# register limit: variants built on the pool, both stages, the guard) count
-# them; then every k-th fails in turn (GT_MALLOC_STEP=1 fails each): the
+# minirt --copy, then a run of it with the file that session wrote; an online
+# session of minirt --copies (a policy file's cache preference and register
+# limit: variants built on the pool, both stages, the guard); a tune session
+# of minirt --graph (a kernel launched only in a graph, tuned at its second
+# launch and judged on its replays), then a run of it with the guard's
+# verdict taken out of the file, count them; then every k-th fails in turn
+# (GT_MALLOC_STEP=1 fails each): the
 # application must print and exit as it does without the shim, its cache
 # file hold nothing that a run without faults would not, and the user see
 # exactly one warning, whole (shim/base/alloc.c counts every failure, and
@@ -104,8 +107,14 @@ MODE=run sweep
 rm -rf "$TMP/tuned"
 ARGS='--copies 120 --pace 1'
 clean=$(plain)
-export FAKECUDA_L1_APP_MS=0.22 FAKECUDA_MODULE_APP_MS=0.2 FAKECUDA_BOTH_APP_MS=0.15 GPUTUNE_POLICY="$TMP/copy.ini" \
-    GPUTUNE_WATCHDOG=off
+export FAKECUDA_L1_APP_MS=0.22 FAKECUDA_MODULE_APP_MS=0.2 FAKECUDA_BOTH_APP_MS=0.15 FAKECUDA_MODULE_MS=0.2 \
+    GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off
 MODE=online sweep
+ARGS=--graph
+clean=$(plain)
+MODE=retune sweep
+mkdir "$TMP/tuned"
+sed '/^guard = /d' "$TMP"/cache0/minirt-*.ini >"$TMP/tuned/$(basename "$TMP"/cache0/minirt-*.ini)"
+MODE=run sweep
 
 done_testing

@@ -290,7 +290,8 @@ static int take_entry(struct gt_plan *p, const struct gt_centry *e, struct gt_ca
     if (!cfg)
         gt_log(gt_log_nomem_level(), "kernel %s: out of memory for cached configuration '%s'", p->shown, e->config);
     else if (gt_plan_parse(p, e->config, cfg, err, sizeof err) != 0)
-        gt_warn("kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
+        gt_log(gt.run.policy_nomem ? gt_log_nomem_level() : GT_LOG_WARN, /* the space may be what memory cut */
+               "kernel %s: cached configuration '%s' no longer fits its space: %s", p->shown, e->config, err);
     else if (is_original(p, cfg) || e->guard == GT_CENTRY_DROPPED)
         gt_plan_mark_done(p, sig); /* nothing beat the original, in the trials or in the application */
     else

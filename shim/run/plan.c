@@ -617,6 +617,7 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
     pthread_mutex_lock(&p->lock);
     struct gt_variant *v = loaded_variant(ch, g, block);
     char err[1024];
+    unsigned long lost = gt_alloc_failures();
     if (!v && !ch->failed && !ch->nocopy && (v = gt_calloc(1, sizeof *v)) != NULL) {
         memcpy(v->block, block, sizeof block);
         if (load_choice(p, ch, hd, g->block, v, err, sizeof err) == 0) {
@@ -624,7 +625,8 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
             ch->variants = v;
         } else {
             if (ch->rebuild)
-                gt_warn("kernel %s: cannot apply '%s': %s; running the original", p->shown, ch->config, err);
+                gt_log(gt_log_fault_level(lost), "kernel %s: cannot apply '%s': %s; running the original", p->shown,
+                       ch->config, err);
             else /* direct launches still apply the knobs to the application's function */
                 gt_info("kernel %s: cannot give graph nodes '%s': %s", p->shown, ch->config, err);
             free(v);

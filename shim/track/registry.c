@@ -368,14 +368,16 @@ struct gt_handle *gt_reg_node_function(void *f)
     return of ? gt_reg_handle(f, GT_HANDLE_FUNCTION, of->owner ? of->owner->h : NULL, name) : NULL;
 }
 
-/* Asks the driver for the parameter layout, once per kernel. */
+/* Asks the driver for the parameter layout, once per kernel.  Out of
+ * memory, the layout stays unknown (a part of it would pass for all of it)
+ * and a later launch asks again. */
 void gt_reg_learn_params(struct gt_handle *hd)
 {
     struct gt_kernel *k = hd->kernel;
     pthread_mutex_lock(&k->lock);
     if (atomic_load(&k->nparams) < 0) {
         size_t off, size;
-        int n = 0, cap = 0;
+        int n = 0, cap = 0, nomem = 0;
         struct gt_param *p = NULL;
         for (;;) {
             CUresult r = hd->kind == GT_HANDLE_KERNEL
@@ -385,14 +387,20 @@ void gt_reg_learn_params(struct gt_handle *hd)
                 break;
             if (n == cap) {
                 struct gt_param *q = gt_realloc(p, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *p);
-                if (!q)
+                if (!q) {
+                    nomem = 1;
                     break;
+                }
                 p = q;
             }
             p[n++] = (struct gt_param){(uint32_t)off, (uint32_t)size};
         }
-        k->params = p;
-        atomic_store(&k->nparams, n);
+        if (nomem) {
+            free(p);
+        } else {
+            k->params = p;
+            atomic_store(&k->nparams, n);
+        }
     }
     pthread_mutex_unlock(&k->lock);
 }

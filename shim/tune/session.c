@@ -439,18 +439,19 @@ static void take_build(struct gt_jit_job *dst, struct gt_jit_job *src)
  * that has the watchdog's checks: the winner runs a plain one. */
 static void keep_best(struct gt_session *s, struct gt_candidate *c, double us)
 {
-    int at = s->nbest < GT_SESSION_BEST ? s->nbest++ : GT_SESSION_BEST - 1;
-    if (at == GT_SESSION_BEST - 1 && s->nbest == GT_SESSION_BEST && s->best[at].cfg && us >= s->best[at].us)
+    int full = s->nbest == GT_SESSION_BEST;
+    if (full && us >= s->best[GT_SESSION_BEST - 1].us)
         return;
+    size_t n = s->p->space->ndims;
+    uint32_t *cfg = gt_malloc((n + 1) * sizeof *cfg);
+    if (!cfg) /* the session keeps nothing now (gt_session_tune) */
+        return;
+    memcpy(cfg, c->cfg, n * sizeof *cfg);
+    int at = full ? GT_SESSION_BEST - 1 : s->nbest++;
     struct gt_session_best *b = &s->best[at];
     free(b->cfg);
     gt_jit_job_clear(&b->built);
-    size_t n = s->p->space->ndims;
-    b->cfg = gt_malloc((n + 1) * sizeof *b->cfg);
-    if (b->cfg)
-        memcpy(b->cfg, c->cfg, n * sizeof *b->cfg);
-    b->us = us;
-    memset(&b->built, 0, sizeof b->built);
+    *b = (struct gt_session_best){.cfg = cfg, .us = us};
     if (c->rebuild && c->vj.job.ok && !c->vj.job.watchdog)
         take_build(&b->built, &c->vj.job);
     for (int i = at; i > 0 && s->best[i].us < s->best[i - 1].us; i--) {
