@@ -67,6 +67,7 @@ static int init_stage(struct gt_strategy *st, const struct gt_search *s, const s
     const struct gt_settings *set = st->set;
     struct gt_settings own;
     size_t have = set ? set->nsparams : 0, m = 0;
+    st->state = NULL; /* a stage that fails before making its state leaves none, not the stage before's */
     struct gt_kv *kv = gt_calloc(have + n, sizeof *kv);
     if (!kv) {
         snprintf(err, errlen, "out of memory");

@@ -442,7 +442,11 @@ struct gt_strategy *gt_strategy_new(const char *name, const struct gt_space *s, 
         return NULL;
     }
     st->impl = impl ? impl : choose(st);
+    if (errlen)
+        err[0] = '\0';
     if (known_params(st, err, errlen) != 0 || st->impl->init(st, err, errlen) != 0) {
+        if (errlen && !err[0]) /* an init says what is wrong with its parameters; one that says nothing ran out of memory */
+            snprintf(err, errlen, "out of memory");
         gt_strategy_free(st);
         return NULL;
     }
