@@ -117,16 +117,28 @@ check "  each says why, at debug" grep -q "kernel copy: online, 'maxrreg=32' can
 check "  and gives its turns back: the original stays" grep -q \
     "kernel copy: .* tuned online over 5 launches: the original 250.00 us against 250.00 us, 1.00x" "$TMP/varfail.log"
 
+# A host ahead of the GPU (the stand-in's events complete only at a
+# synchronization): none of the turns' times can be read while the
+# application launches, and its launches end with the last turn.  At exit,
+# after its synchronization, the turns are read, the stage decided and the
+# result written.
+cat >"$TMP/l1.ini" <<'INI'
+[kernel "copy"]
+cache = default, l1
+INI
+out=$(FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 GPUTUNE_POLICY="$TMP/l1.ini" GPUTUNE_MODE=online \
+    GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/ahead.log" GPUTUNE_CACHE_DIR="$TMP/cacheahead" shim "$H/minirt" --copies 9)
+is "$out" "minirt: done" "a host ahead of the GPU, its launches just enough for the turns: the application runs"
+check "  the turns are read at exit and decided" grep -q \
+    "kernel copy: launch .* tuned online over 9 launches: cache=l1 200.00 us against 250.00 us, 1.25x" "$TMP/ahead.log"
+is "$(grep -h '^config = ' "$TMP"/cacheahead/minirt-*.ini 2>/dev/null)" "config = cache=l1" "  and the result written"
+
 # The device's primary context reset while a signature is being tried,
 # its timed launches not done yet (the stand-in's events complete only at
 # a synchronization), then more launches of the kernel: the trial lets go
 # of its events before they go, never touches them after (the stand-in
 # says so on stderr when something does), and ends with the original,
 # writing nothing, so that a later run tunes it afresh.
-cat >"$TMP/l1.ini" <<'INI'
-[kernel "copy"]
-cache = default, l1
-INI
 out=$(FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 GPUTUNE_POLICY="$TMP/l1.ini" GPUTUNE_MODE=online \
     GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/reset.log" GPUTUNE_CACHE_DIR="$TMP/cachereset" shim "$H/minirt" \
     --copies 6 --reset --after 20 2>"$TMP/reset.err")

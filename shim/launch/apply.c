@@ -437,8 +437,12 @@ static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *si
 static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                      const char *signature, CUresult *r)
 {
-    if (gt.mode == GT_MODE_ONLINE)
-        return gt_online_launch(p, hd, c, sig, signature, r);
+    if (gt.mode == GT_MODE_ONLINE) {
+        int ran = gt_online_launch(p, hd, c, sig, signature, r);
+        if (ran)
+            gt_apply_watch_exit(); /* its last turns are read at exit */
+        return ran;
+    }
     gt_direct_restore(hd);
     enum gt_budget_turn turn = gt_budget_turn(p, c, sig, r);
     if (turn == GT_BUDGET_RAN && *r == CUDA_SUCCESS)
@@ -696,6 +700,7 @@ void gt_apply_collect(void)
 {
     each_plan(gt_plan_collect);
     gt_graphs_collect();
+    gt_online_collect();
 }
 
 void gt_apply_detach(void)

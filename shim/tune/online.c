@@ -19,11 +19,12 @@
  * lock.  Where arms beat the original, a second stage races the
  * SHORTLIST fastest of them and, where several knobs each did, those knobs
  * together (built as above where one needs a variant) against the
- * original, FINAL_ROUNDS rounds each.  Once every
- * time is read the fastest by median becomes the signature's choice and
- * is written to the cache file (a variant's cubin to the store), and the
- * guard (run/guard.c) then checks it against the original on the launches
- * that follow, as it checks any applied configuration.  A signature with
+ * original, FINAL_ROUNDS rounds each.  Once every time is read the
+ * fastest by median becomes the signature's choice and is written to the
+ * cache file (a variant's cubin to the store), and the guard (run/guard.c)
+ * then checks it against the original on the launches that follow, as it
+ * checks any applied configuration.  Turns still unread when the
+ * application exits are read then (gt_online_collect).  A signature with
  * K candidates besides the original is decided after at most
  * 1 + (K + 1) * ROUNDS launches once its builds have ended, at most
  * (SHORTLIST + 2) * FINAL_ROUNDS more with a second stage, and the reads
@@ -80,8 +81,9 @@ struct slot {
 };
 
 struct gt_online {
-    const struct gt_plan *p;
+    struct gt_plan *p;
     uint64_t sig;
+    char signature[GT_PLAN_SIGNATURE_MAX];
     struct arm *arms;
     int narms;
     struct slot *slots;
@@ -244,7 +246,7 @@ static int schedule(struct gt_online *o, const int *arms, int n, int rounds, int
 /* The first stage: the original, then every configuration one knob away
  * from it; a dimension of macro values is left alone, since it may change
  * results. */
-static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig)
+static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig, const char *signature)
 {
     const struct gt_space *sp = p->space;
     struct gt_plan_launch env;
@@ -254,6 +256,7 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     int bad = !o || !cfg;
     if (!bad) {
         *o = (struct gt_online){.p = p, .sig = sig, .can_build = -1};
+        snprintf(o->signature, sizeof o->signature, "%s", signature);
         gt_space_default(sp, cfg);
         bad = add_arm(o, p, cfg, l) != 0;
     }
@@ -285,7 +288,7 @@ static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, u
     if (o)
         return o->p == p && o->sig == sig ? o : NULL;
     int earlier = gt_alloc_failures() != 0;
-    if (!earlier && (o = online_new(p, c, sig)) && gt_map_put(&O.trials, gt_plan_key(p, sig), o) != 0) {
+    if (!earlier && (o = online_new(p, c, sig, signature)) && gt_map_put(&O.trials, gt_plan_key(p, sig), o) != 0) {
         online_free(o);
         o = NULL;
     }
@@ -365,6 +368,14 @@ static void read_done(struct gt_online *o)
         }
         o->read++;
     }
+}
+
+/* The slots of arms found hopeless give their turns back: no events,
+ * read_done passes them. */
+static void pass_hopeless(struct gt_online *o)
+{
+    while (o->issued < o->nslots && o->arms[o->slots[o->issued].arm].hopeless)
+        o->issued++;
 }
 
 /* The next launch, with the configuration its slot names. */
@@ -575,8 +586,7 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
     struct gt_online *o = online_of(p, c, sig, signature);
     if (o && !o->decided && builds_ended(o, p, hd, c)) {
         read_done(o);
-        while (o->issued < o->nslots && o->arms[o->slots[o->issued].arm].hopeless)
-            o->issued++; /* no events: read_done passes it */
+        pass_hopeless(o);
         if (o->issued < o->nslots && !o->broken && o->narms > 1) {
             *r = run_slot(o, hd, c);
             ran = 1;
@@ -593,6 +603,31 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
     if (!ran)
         gt_direct_restore(hd);
     return ran;
+}
+
+/* At exit, and before a context goes: a trial whose stage has every
+ * launch issued reads them without waiting (at exit, after the
+ * application's last synchronization, they are done), and one with all of
+ * them read decides on that stage, the first one too, since no launch is
+ * left to run a second: a program that queues its launches ahead of the
+ * GPU finds none done while it launches, and would start over at every
+ * run.  The guard checks the choice in a later run, as any. */
+void gt_online_collect(void)
+{
+    pthread_mutex_lock(&O.lock);
+    for (struct gt_online *o = O.all; o; o = o->next) {
+        if (o->decided || o->broken || o->building || o->narms < 2)
+            continue;
+        read_done(o);
+        pass_hopeless(o);
+        if (!o->broken && o->issued == o->nslots && o->read == o->issued) {
+            if (!o->final)
+                say_stage(o, o->signature);
+            o->decided = 1;
+            decide(o, o->p, o->signature);
+        }
+    }
+    pthread_mutex_unlock(&O.lock);
 }
 
 /* Before the application destroys a context or resets a device's primary

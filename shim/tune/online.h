@@ -16,6 +16,9 @@ struct gt_call;
 int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                      const char *signature, CUresult *r);
 
+/* At exit and before a context goes: decides the trials whose launches are all done (see online.c). */
+void gt_online_collect(void);
+
 /* Ends every trial still on before a context goes (see online.c). */
 void gt_online_detach(void);
 
