@@ -46,7 +46,7 @@ HELPERS   := $(BUILD)/tests/fakecuda/libcuda.so.1 $(BUILD)/tests/helpers/minirt 
              $(BUILD)/tests/helpers/lattice_app \
              $(BUILD)/tests/helpers/printf_app \
              $(BUILD)/tests/helpers/lazy_app $(BUILD)/tests/helpers/graph_app \
-             $(BUILD)/tests/helpers/atomic_app \
+             $(BUILD)/tests/helpers/atomic_app $(BUILD)/tests/helpers/reset_app \
              $(foreach v,12 13,$(addprefix $(BUILD)/tests/fakelibs/$(v)/,libnvrtc.so.$(v) libnvJitLink.so.$(v) libcupti.so.$(v)))
 EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/driver_app $(BUILD)/examples/kernels.ptx \
@@ -133,6 +133,10 @@ $(BUILD)/tests/helpers/graph_app: tests/fixtures/graph_app.cu examples/common.h 
 	$(NVCC) $(NVFLAGS) $< -o $@
 
 $(BUILD)/tests/helpers/atomic_app: tests/fixtures/atomic_app.cu examples/common.h examples/runtime.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< -o $@
+
+$(BUILD)/tests/helpers/reset_app: tests/fixtures/reset_app.cu examples/common.h examples/runtime.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
