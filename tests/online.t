@@ -117,6 +117,21 @@ check "  each says why, at debug" grep -q "kernel copy: online, 'maxrreg=32' can
 check "  and gives its turns back: the original stays" grep -q \
     "kernel copy: .* tuned online over 5 launches: the original 250.00 us against 250.00 us, 1.00x" "$TMP/varfail.log"
 
+# An application on two contexts (two devices, say), its launches taking
+# turns between them: the trial goes on with the launches of the context
+# it started in, to which its events and variants belong, and the others
+# run the original; nothing of the shim's reaches the other context (the
+# stand-in says so on stderr when a launch or an event record does).
+out=$(FAKECUDA_FAIL=$NOSYNC FAKECUDA_L1_APP_MS=0.22 FAKECUDA_MODULE_APP_MS=0.2 FAKECUDA_BOTH_APP_MS=0.15 \
+    GPUTUNE_POLICY="$TMP/two.ini" GPUTUNE_WATCHDOG=off GPUTUNE_MODE=online GPUTUNE_LOG=info \
+    GPUTUNE_LOG_FILE="$TMP/twoctx.log" GPUTUNE_CACHE_DIR="$TMP/cachetwoctx" shim "$H/minirt" --copies 400 --pace 1 \
+    --two-contexts 2>"$TMP/twoctx.err")
+is "$out/$(cat "$TMP/twoctx.err")" "minirt: done/" \
+    "an application on two contexts: it runs, and nothing of the shim's reaches the other context"
+check "  the trial is decided on the launches of the first" grep -q \
+    "kernel copy: .* tuned online over 45 launches: cache=l1 maxrreg=32 150.00 us against 250.00 us, 1.67x" \
+    "$TMP/twoctx.log"
+
 # A host ahead of the GPU (the stand-in's events complete only at a
 # synchronization): none of the turns' times can be read while the
 # application launches, and its launches end with the last turn.  At exit,

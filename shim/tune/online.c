@@ -83,6 +83,7 @@ struct slot {
 struct gt_online {
     struct gt_plan *p;
     uint64_t sig;
+    CUcontext ctx; /* its turns' events and variants are this context's: its launches in another run the original */
     char signature[GT_PLAN_SIGNATURE_MAX];
     struct arm *arms;
     int narms;
@@ -246,7 +247,8 @@ static int schedule(struct gt_online *o, const int *arms, int n, int rounds, int
 /* The first stage: the original, then every configuration one knob away
  * from it; a dimension of macro values is left alone, since it may change
  * results. */
-static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig, const char *signature)
+static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig, const char *signature,
+                                     CUcontext ctx)
 {
     const struct gt_space *sp = p->space;
     struct gt_plan_launch env;
@@ -255,7 +257,7 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     uint32_t *cfg = gt_calloc(sp->ndims + 1, sizeof *cfg);
     int bad = !o || !cfg;
     if (!bad) {
-        *o = (struct gt_online){.p = p, .sig = sig, .can_build = -1};
+        *o = (struct gt_online){.p = p, .sig = sig, .ctx = ctx, .can_build = -1};
         snprintf(o->signature, sizeof o->signature, "%s", signature);
         gt_space_default(sp, cfg);
         bad = add_arm(o, p, cfg, l) != 0;
@@ -278,17 +280,22 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
 }
 
 /* The signature's trial, made at its first launch; NULL when there is
- * none to run.  As a session, none starts once memory ran out: the
+ * none to run, or the launch is in another context than the trial's (an
+ * application on several devices: the trial goes on with the launches of
+ * the first).  As a session, none starts once memory ran out: the
  * signature runs the original from then on.  Its builds go on the pool
  * only once it is in the map: a pool thread holds an arm until its build
  * ends, so a trial that could not be kept must have none running. */
 static struct gt_online *online_of(struct gt_plan *p, const struct gt_call *c, uint64_t sig, const char *signature)
 {
+    CUcontext ctx = NULL;
+    if (gt.drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
+        return NULL;
     struct gt_online *o = gt_map_get(&O.trials, gt_plan_key(p, sig));
     if (o)
-        return o->p == p && o->sig == sig ? o : NULL;
+        return o->p == p && o->sig == sig && o->ctx == ctx ? o : NULL;
     int earlier = gt_alloc_failures() != 0;
-    if (!earlier && (o = online_new(p, c, sig, signature)) && gt_map_put(&O.trials, gt_plan_key(p, sig), o) != 0) {
+    if (!earlier && (o = online_new(p, c, sig, signature, ctx)) && gt_map_put(&O.trials, gt_plan_key(p, sig), o) != 0) {
         online_free(o);
         o = NULL;
     }

@@ -31,7 +31,9 @@
  * nodes, and their launches run those.
  * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
  * and FAKECUDA_ARCH=NN (80: 8.0) make it another, as a cache file tuned on
- * one machine meets another.
+ * one machine meets another.  cuCtxCreate makes another context of it:
+ * a module's functions and an event launch and record only in their own
+ * (a kernel of a library, in any), and stderr says when one did not.
  * FAKECUDA_VERSION=12040 is the CUDA version cuDriverGetVersion reports
  * (default 13000), and FAKECUDA_HIDE=cuEventElapsedTime_v2 hides that entry
  * point (cuEventElapsedTime too), as an older driver lacks it. */
@@ -53,6 +55,7 @@ struct fake_func {
     unsigned magic;
     int is_kernel;
     int from_module; /* got from cuModuleGetFunction: a module the application (or the shim) loaded */
+    CUcontext ctx;   /* its module's context; NULL for a kernel, which every context may launch */
     CUfunc_cache cache;
     char name[128];
     struct fake_func *as_function; /* a kernel's function in the context, made once */
@@ -60,6 +63,21 @@ struct fake_func {
 };
 
 static struct fake_func *funcs;
+
+/* The calling thread's context: the primary one until cuCtxCreate or
+ * cuCtxSetCurrent names another.  Modules and events belong to the
+ * context current when they were made; launching a module's function or
+ * recording an event in another fails, and says so on stderr. */
+static char primary_ctx;
+static _Thread_local CUcontext current_ctx = (CUcontext)&primary_ctx;
+
+static int other_context(CUcontext of, const char *what)
+{
+    if (!of || of == current_ctx)
+        return 0;
+    fprintf(stderr, "fakecuda: %s of another context\n", what);
+    return 1;
+}
 
 /* Whether the comma-separated list in the environment variable `var` has `name`. */
 static int listed(const char *var, const char *name)
@@ -184,12 +202,43 @@ CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *o, vo
 
 CUresult cuLibraryUnload(CUlibrary lib) { CALL(OTHER); free(lib); return CUDA_SUCCESS; }
 
+/* A loaded module: the context it was loaded in (a library's module,
+ * which is not one of these, belongs to none). */
+struct fake_module {
+    CUcontext ctx;
+    struct fake_module *next;
+};
+static struct fake_module *modules;
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static CUmodule new_module(void)
+{
+    struct fake_module *m = calloc(1, sizeof *m);
+    m->ctx = current_ctx;
+    pthread_mutex_lock(&modules_lock);
+    m->next = modules;
+    modules = m;
+    pthread_mutex_unlock(&modules_lock);
+    return (CUmodule)m;
+}
+
+static CUcontext module_context(CUmodule h)
+{
+    CUcontext ctx = NULL;
+    pthread_mutex_lock(&modules_lock);
+    for (struct fake_module *m = modules; m && !ctx; m = m->next)
+        if ((CUmodule)m == h)
+            ctx = m->ctx;
+    pthread_mutex_unlock(&modules_lock);
+    return ctx;
+}
+
 CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
     CALL(ALLOCATES);
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
-    *m = (CUmodule)malloc(16);
+    *m = new_module();
     return CUDA_SUCCESS;
 }
 
@@ -200,11 +249,24 @@ CUresult cuModuleLoad(CUmodule *m, const char *path)
     if (!f)
         return CUDA_ERROR_FILE_NOT_FOUND;
     fclose(f);
-    *m = (CUmodule)malloc(16);
+    *m = new_module();
     return CUDA_SUCCESS;
 }
 
-CUresult cuModuleUnload(CUmodule m) { CALL(OTHER); free(m); return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule h)
+{
+    CALL(OTHER);
+    pthread_mutex_lock(&modules_lock);
+    for (struct fake_module **m = &modules; *m; m = &(*m)->next)
+        if ((CUmodule)*m == h) {
+            struct fake_module *gone = *m;
+            *m = gone->next;
+            free(gone);
+            break;
+        }
+    pthread_mutex_unlock(&modules_lock);
+    return CUDA_SUCCESS;
+}
 
 CUresult cuLibraryGetModule(CUmodule *m, CUlibrary lib)
 {
@@ -224,9 +286,9 @@ CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
     CALL(OTHER);
-    (void)m;
     struct fake_func *fn = make_func(name, 0);
     fn->from_module = 1;
+    fn->ctx = module_context(m);
     *f = (CUfunction)fn;
     return CUDA_SUCCESS;
 }
@@ -320,7 +382,7 @@ static void record_launch(const struct fake_func *f)
 
 static CUresult launch(const void *f, unsigned bx)
 {
-    if (!valid(f))
+    if (!valid(f) || other_context(((const struct fake_func *)f)->ctx, "a launch of a function"))
         return CUDA_ERROR_INVALID_HANDLE;
     if (bx > 1024)
         return CUDA_ERROR_INVALID_VALUE;
@@ -442,7 +504,22 @@ CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig c)
 CUresult cuCtxGetCurrent(CUcontext *c)
 {
     CALL(OTHER);
-    *c = (CUcontext)&funcs;
+    *c = current_ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxCreate_v2(CUcontext *c, unsigned flags, CUdevice d)
+{
+    CALL(ALLOCATES);
+    (void)flags, (void)d;
+    *c = current_ctx = (CUcontext)malloc(16);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext c)
+{
+    CALL(OTHER);
+    current_ctx = c ? c : (CUcontext)&primary_ctx;
     return CUDA_SUCCESS;
 }
 
@@ -570,6 +647,7 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 }
 
 struct fake_event {
+    CUcontext ctx;
     CUstream stream;
     int l1, module;
     long synced; /* the synchronizations before it was recorded */
@@ -613,8 +691,10 @@ CUresult cuEventCreate(CUevent *e, unsigned flags)
     CALL(ALLOCATES);
     (void)flags;
     struct fake_event *ev = calloc(1, sizeof *ev);
-    if (ev)
+    if (ev) {
         ev->torn = atomic_load(&torn);
+        ev->ctx = current_ctx;
+    }
     *e = (CUevent)ev;
     return CUDA_SUCCESS;
 }
@@ -628,6 +708,8 @@ CUresult cuEventDestroy_v2(CUevent e)
 static CUresult event_record(CUevent e, CUstream s)
 {
     struct fake_event *ev = (struct fake_event *)e;
+    if (other_context(ev->ctx, "a record of an event"))
+        return CUDA_ERROR_INVALID_HANDLE;
     ev->stream = s;
     ev->l1 = last_l1;
     ev->module = last_module;
@@ -1086,6 +1168,9 @@ static const struct {
     {"cuGraphLaunch", (void *)cuGraphLaunch, (void *)cuGraphLaunch_ptsz},
     {"cuGraphExecDestroy", (void *)cuGraphExecDestroy, NULL},
     {"cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset_v2, NULL},
+    {"cuCtxGetCurrent", (void *)cuCtxGetCurrent, NULL},
+    {"cuCtxCreate", (void *)cuCtxCreate_v2, NULL},
+    {"cuCtxSetCurrent", (void *)cuCtxSetCurrent, NULL},
 };
 
 static CUresult get_proc(const char *symbol, void **pfn, cuuint64_t flags, CUdriverProcAddressQueryResult *status)

@@ -34,6 +34,10 @@
  *                                   the same, then M launches more, as the same
  *                                   kernel's after a reload (the stand-in's
  *                                   handles outlive a reset)
+ *   minirt --copies N --two-contexts
+ *                                   the same, the launches alternating between
+ *                                   the primary context and one more (the
+ *                                   stand-in's memory serves both)
  *   minirt --copies N --suspend-every K
  *                                   the same, the shim suspended (gputune_suspend)
  *                                   for every second block of K launches: the
@@ -133,6 +137,9 @@ static struct {
     PFN_cuStreamEndCapture_v10000 streamEndCapture;
     PFN_cuCtxSynchronize_v2000 ctxSynchronize;
     PFN_cuDevicePrimaryCtxReset_v11000 primaryCtxReset;
+    PFN_cuCtxGetCurrent_v4000 ctxGetCurrent;
+    PFN_cuCtxCreate_v3020 ctxCreate;
+    PFN_cuCtxSetCurrent_v4000 ctxSetCurrent;
     PFN_cuGraphCreate_v10000 graphCreate;
     PFN_cuGraphDestroy_v10000 graphDestroy;
     PFN_cuGraphAddKernelNode_v12000 graphAddKernelNode;
@@ -326,29 +333,42 @@ static void say_suspended(int every, int n)
         printf("minirt: %d launches suspended\n", n);
 }
 
+/* --copies and what goes with it. */
+struct copies {
+    int n, pace_ms, suspend_every, reset, after, two_contexts;
+};
+
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
  * with suspend_every, every second block of that many with the shim suspended. */
-static int run_copies(int n, int pace_ms, int suspend_every, int reset, int after, CUdeviceptr x, CUdeviceptr y)
+static int run_copies(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
 {
     int suspended = 0;
+    CUcontext ctx[2] = {NULL, NULL};
+    if (o->two_contexts) {
+        check("cuCtxGetCurrent", cu.ctxGetCurrent(&ctx[0]));
+        check("cuCtxCreate", cu.ctxCreate(&ctx[1], 0, 0));
+    }
     copy_x = x;
     copy_y = y;
     float *xs = (float *)(uintptr_t)copy_x; /* the stand-in driver's memory is the host's */
     for (int i = 0; i < 8 * 256; i++)
         xs[i] = 1.0f + (float)i;
-    for (int i = 0; i < n; i++) {
-        suspend_turn(i, suspend_every, &suspended);
+    for (int i = 0; i < o->n; i++) {
+        suspend_turn(i, o->suspend_every, &suspended);
+        if (o->two_contexts)
+            check("cuCtxSetCurrent", cu.ctxSetCurrent(ctx[i & 1]));
         launch_copy(8);
-        if (pace_ms > 0)
-            nanosleep(&(struct timespec){.tv_sec = pace_ms / 1000, .tv_nsec = pace_ms % 1000 * 1000000L}, NULL);
+        if (o->pace_ms > 0)
+            nanosleep(&(struct timespec){.tv_sec = o->pace_ms / 1000, .tv_nsec = o->pace_ms % 1000 * 1000000L},
+                      NULL);
     }
-    if (reset)
+    if (o->reset)
         check("cuDevicePrimaryCtxReset", cu.primaryCtxReset(0));
-    for (int i = 0; i < after; i++)
+    for (int i = 0; i < o->after; i++)
         launch_copy(8);
-    if (!reset || after)
+    if (!o->reset || o->after)
         check("cuCtxSynchronize", cu.ctxSynchronize());
-    say_suspended(suspend_every, suspended);
+    say_suspended(o->suspend_every, suspended);
     printf("minirt: done\n");
     return 0;
 }
@@ -411,8 +431,8 @@ static int run_cubin(const char *path, int by_path, CUdeviceptr x, CUdeviceptr y
 int main(int argc, char **argv)
 {
     cuuint64_t flags = CU_GET_PROC_ADDRESS_DEFAULT;
-    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0, copies = 0, pace_ms = 0,
-        suspend_every = 0, reset = 0, after = 0;
+    int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0;
+    struct copies cp = {0};
     const char *cubin = NULL;
     int by_path = 0;
     const char *driver = "libcuda.so.1";
@@ -428,15 +448,17 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--graph") == 0)
             graph_only = 1;
         if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
-            copies = atoi(argv[++i]);
+            cp.n = atoi(argv[++i]);
         if (strcmp(argv[i], "--reset") == 0)
-            reset = 1;
+            cp.reset = 1;
         if (strcmp(argv[i], "--after") == 0 && i + 1 < argc)
-            after = atoi(argv[++i]);
+            cp.after = atoi(argv[++i]);
+        if (strcmp(argv[i], "--two-contexts") == 0)
+            cp.two_contexts = 1;
         if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
-            pace_ms = atoi(argv[++i]);
+            cp.pace_ms = atoi(argv[++i]);
         if (strcmp(argv[i], "--suspend-every") == 0 && i + 1 < argc)
-            suspend_every = atoi(argv[++i]);
+            cp.suspend_every = atoi(argv[++i]);
         if ((strcmp(argv[i], "--cubin") == 0 || strcmp(argv[i], "--cubin-path") == 0) && i + 1 < argc) {
             by_path = strcmp(argv[i], "--cubin-path") == 0;
             cubin = argv[++i];
@@ -488,6 +510,9 @@ int main(int argc, char **argv)
     R(streamEndCapture, "cuStreamEndCapture");
     R(ctxSynchronize, "cuCtxSynchronize");
     R(primaryCtxReset, "cuDevicePrimaryCtxReset");
+    R(ctxGetCurrent, "cuCtxGetCurrent");
+    R(ctxCreate, "cuCtxCreate");
+    R(ctxSetCurrent, "cuCtxSetCurrent");
     R(graphCreate, "cuGraphCreate");
     R(graphDestroy, "cuGraphDestroy");
     R(graphAddKernelNode, "cuGraphAddKernelNode");
@@ -533,9 +558,9 @@ int main(int argc, char **argv)
     if (cubin)
         return run_cubin(cubin, by_path, buf[1], buf[2]);
     if (graph_only)
-        return run_graph(suspend_every, buf[1], buf[2]);
-    if (copies)
-        return run_copies(copies, pace_ms, suspend_every, reset, after, buf[1], buf[2]);
+        return run_graph(cp.suspend_every, buf[1], buf[2]);
+    if (cp.n)
+        return run_copies(&cp, buf[1], buf[2]);
     if (mix) {
         for (int round = 0; round < 8; round++) {
             for (int i = 0; round >= 4 && i < 5; i++)
