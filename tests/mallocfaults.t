@@ -8,12 +8,13 @@
 # limit: variants built on the pool, both stages, the guard); a tune session
 # of minirt --graph (a kernel launched only in a graph, tuned at its second
 # launch and judged on its replays), then a run of it with the guard's
-# verdict taken out of the file, count them; then every k-th fails in turn
-# (GT_MALLOC_STEP=1 fails each): the
-# application must print and exit as it does without the shim, its cache
-# file hold nothing that a run without faults would not, and the user see
-# exactly one warning, whole (shim/base/alloc.c counts every failure, and
-# shim/log.c says it once).
+# verdict taken out of the file; a run of minirt --nodes with a
+# GPUTUNE_FORCE (kernel nodes added and set by hand), count them; then
+# every k-th fails in turn (every one of the last, which is short;
+# GT_MALLOC_STEP=1 fails each of all): the application must print and
+# exit as it does without the shim, its cache file hold nothing that a run
+# without faults would not, and the user see exactly one warning, whole
+# (shim/base/alloc.c counts every failure, and shim/log.c says it once).
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -71,13 +72,14 @@ fault() {
     rm -rf "$TMP/log$2" "$TMP/count$2"
 }
 
-# A session in mode $MODE counted, then every k-th of its allocations failing.
+# A session in mode $MODE counted, then every k-th of its allocations
+# failing ($1 if given, else as many as make 50).
 sweep() {
     is "$(app 0 | tr '\n' ' ')" "$clean" "$MODE: a session without faults"
     total=$(cut -d' ' -f1 "$TMP/count0")
     check "  makes allocations of the shim's own ($total)" test "$total" -gt 0
     is "$(cat "$TMP/log0" 2>/dev/null)" "" "  and warns of nothing"
-    step=${GT_MALLOC_STEP:-$(((total + 49) / 50))}
+    step=${GT_MALLOC_STEP:-${1:-$(((total + 49) / 50))}}
     : >"$TMP/injected"
     : >"$TMP/beyond"
     for half in 1 2; do
@@ -116,5 +118,10 @@ MODE=retune sweep
 mkdir "$TMP/tuned"
 sed '/^guard = /d' "$TMP"/cache0/minirt-*.ini >"$TMP/tuned/$(basename "$TMP"/cache0/minirt-*.ini)"
 MODE=run sweep
+rm -rf "$TMP/tuned"
+ARGS=--nodes
+export GPUTUNE_FORCE='scale cache=l1' FAKECUDA_PARAMS=
+clean=$(plain)
+MODE=run sweep 1
 
 done_testing

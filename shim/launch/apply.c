@@ -61,6 +61,11 @@ static void parse_force(struct gt_run_state *a, const char *v)
         a->force = f;
         f[a->nforce].glob = gt_strndup(e, glob);
         f[a->nforce].config = gt_strdup(e + glob + strspn(e + glob, " \t"));
+        if (!f[a->nforce].glob || !f[a->nforce].config) { /* the exit says memory ran out */
+            free(f[a->nforce].glob);
+            free(f[a->nforce].config);
+            break;
+        }
         a->nforce++;
     }
     free(copy);
