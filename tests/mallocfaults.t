@@ -29,13 +29,16 @@ PRELOAD="$H/libfailalloc.so $GT_PRELOAD"
 [ -n "$GT_SANITIZE" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
 
 # minirt $ARGS in mode $MODE, its stdout and exit status on one line, in
-# files of suffix $1 (two loops share the machine's processors); run mode
-# reads a copy of the file the tune session wrote.  The timeout only turns a
-# hang into a failure.
+# files of suffix $1 (two loops share the machine's processors), with every
+# report the shim can write (the exit's JSON, the trials' rows, their
+# plots); run mode reads a copy of the file the tune session wrote.  The
+# timeout only turns a hang into a failure.
 app() {
-    rm -rf "$TMP/cache$1"
+    rm -rf "$TMP/cache$1" "$TMP/plots$1"
+    mkdir "$TMP/plots$1"
     [ -d "$TMP/tuned" ] && cp -r "$TMP/tuned" "$TMP/cache$1"
     GPUTUNE_MODE=$MODE GPUTUNE_LOG=warn GPUTUNE_LOG_FILE="$TMP/log$1" FAILALLOC_COUNT="$TMP/count$1" \
+        GPUTUNE_REPORT="$TMP/report$1.json" GPUTUNE_TRIALS="$TMP/trials$1.csv" GPUTUNE_PLOTS="$TMP/plots$1" \
         GPUTUNE_CACHE_DIR="$TMP/cache$1" timeout 120 env LD_PRELOAD="$PRELOAD" "$H/minirt" $ARGS 2>/dev/null
     echo "rc=$?"
 }

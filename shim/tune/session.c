@@ -755,10 +755,13 @@ static void remember(struct gt_session *s, const char *signature, const char *co
                      double seconds)
 {
     struct gt_session_result *r = gt_calloc(1, sizeof *r);
-    if (!r)
+    char *kernel = gt_strdup(s->p->shown), *sig = gt_strdup(signature), *cfg = gt_strdup(config),
+         *strategy = gt_strdup(gt_strategy_name(s->strategy));
+    if (!r || !kernel || !sig || !cfg || !strategy) { /* left out of the exit's table; the exit says memory ran out */
+        free(r), free(kernel), free(sig), free(cfg), free(strategy);
         return;
-    *r = (struct gt_session_result){.kernel = gt_strdup(s->p->shown), .signature = gt_strdup(signature),
-                         .config = gt_strdup(config), .strategy = gt_strdup(gt_strategy_name(s->strategy)),
+    }
+    *r = (struct gt_session_result){.kernel = kernel, .signature = sig, .config = cfg, .strategy = strategy,
                          .baseline_us = base_us, .best_us = best_us,
                          .trials = s->trials, .verify_failures = s->verify_failures, .invalid = s->invalid,
                          .aborted = s->aborted,
