@@ -126,8 +126,9 @@ cat "$TMP/trials.csv" >"$TMP/w/trials.csv"
 cat >>"$TMP/w/trials.csv" <<'CSV'
 "k2","grid=1,1,1 block=32,1,1 smem=0","BLOCK=32",cut,900.000,1.250,,,,,,
 "k2","grid=1,1,1 block=32,1,1 smem=0","BLOCK=64",failed,0.000,0.500,100,2,4096,64,8,32
-"k2","grid=1,1,1 block=32,1,1 smem=0","BLOCK=128",invalid,0.000,0.000,,,,,,
+"k2","grid=1,1,1 block=32,1,1 smem=0","BLOCK=128",invalid,,0.000,,,,,,
 "k2","grid=1,1,1 block=32,1,1 smem=0","BLOCK=256",wrong,10.000,0.000,,,,,,
+"k2","grid=1,1,1 block=32,1,1 smem=0","BLOCK=512",cut,,0.000,,,,,,
 CSV
 rows=$(($(wc -l <"$TMP/w/trials.csv") - 1))
 est=$(grep -c ',estimated,' "$TMP/w/trials.csv")
@@ -144,6 +145,7 @@ assert by[32]["invalidity"] == "timeout" and by[32]["measurements"][0]["value"] 
 assert by[64]["invalidity"] == "runtime" and by[64]["measurements"][0]["value"] == "RuntimeFailedConfig"
 assert by[64]["metadata"]["estimate"] == {"instr": 100, "regions": 2, "threads": 4096, "block_threads": 64, "blocks_per_sm": 8, "regs": 32}
 assert by[128]["invalidity"] == "compile" and by[256]["invalidity"] == "correctness" and by[256]["correctness"] == 0
+assert by[512]["invalidity"] == "timeout" and by[512]["measurements"][0]["value"] == "RuntimeFailedConfig"
 ok = [x for x in r if x["invalidity"] == "correct"]
 assert ok and all(x["metadata"]["outcome"] == "ok" for x in ok)
 assert r[0]["metadata"]["kernel"] == "saxpy(int, float, float const*, float*)", r[0]["metadata"]
@@ -272,6 +274,7 @@ printf 'format = 2\n[entry x]\nkernel = k\ntrials = 4x\n' >>"$TMP/w/bad.ini"
 printf '{"results": [{"configuration": {}, "invalidity": "correct", "correctness": 1, "measurements": [{"name": "time", "value": 1, "unit": "ms"}],\n "metadata": {"kernel": "k", "signature": "s", "device": "d", "arch": "sm_90", "image": "ab", "driver": "x"}}]}\n' >"$TMP/w/badvalue.json"
 gzip -c "$TMP/w/hand.json" >"$TMP/w/hand.json.gz"
 printf 'kernel,signature,configuration,outcome\n' >"$TMP/w/badtrials.csv"
+printf 'kernel,signature,configuration,outcome,us,build_s\n"k","s","B=1",ok,,0.5\n' >"$TMP/w/untimed.csv"
 cp "$TMP/w/m1.ini" "$TMP/w/keep.ini"
 keep=$(cksum <"$TMP/w/keep.ini")
 while IFS='|' read -r want args; do
@@ -290,6 +293,7 @@ done <<EOF
 1: gputune cache export: cannot write /dev/full: No space left on device|export --file "$TMP/w/m1.ini" -o /dev/full
 1: gputune cache export: $TMP/w/badtrials.csv: line 1 is not the header GPUTUNE_TRIALS writes (kernel,signature,configuration,outcome,us,build_s,...)|export --trials "$TMP/w/badtrials.csv"
 1: gputune cache export: cannot read $TMP/w/none.csv: No such file or directory|export --trials "$TMP/w/none.csv"
+1: gputune cache export: $TMP/w/untimed.csv: line 2: an ok trial without a positive time ('')|export --trials "$TMP/w/untimed.csv"
 2: gputune cache import: name the FILE to import (gputune cache --help says how)|import --file "$TMP/w/keep.ini"
 2: gputune cache import: one FILE at a time ('a' and 'b') (gputune cache --help says how)|import a b --file "$TMP/w/keep.ini"
 2: gputune cache import: --into needs a PROGRAM (gputune cache --help says how)|import "$TMP/w/m2.ini" --into

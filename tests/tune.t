@@ -65,7 +65,9 @@ check "  each with its outcome and time" sh -c "sed 1d '$TMP/trials.csv' | grep 
 GPUTUNE_SET='strategy=pareto strategy.sample=8 budget.trials=3' GPUTUNE_TRIALS="$TMP/pareto.csv" \
     minirt retune pareto >/dev/null
 check "pareto: variants are estimated before trials" grep -q 'tuned in .* cut short; [1-9][0-9]* variants\{0,1\} estimated)' "$TMP/pareto.log"
-check "  recorded as estimated rows" grep -q '",estimated,-1.000,' "$TMP/pareto.csv"
+check "  recorded as estimated rows, without a time" grep -q '",estimated,,' "$TMP/pareto.csv"
+is "$(cat "$TMP/trials.csv" "$TMP/pareto.csv" | sed 's/"[^"]*"//g' | awk -F, '$4 != "outcome" && $5 != "" && $5 <= 0')" "" \
+    "  no row shows a time of 0 or less"
 is "$(sed 's/"[^"]*"//g' "$TMP/pareto.csv" | awk -F, '$4 == "estimated"' | wc -l | tr -d ' ')" \
     "$(grep -o '[0-9]* variants\{0,1\} estimated' "$TMP/pareto.log" | awk '{ n += $1 } END { print n }')" \
     "  one row per estimate the sessions count"

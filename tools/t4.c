@@ -225,16 +225,21 @@ static int put_trial(struct gt_jsonw *w, struct gt_csv *c, const char *name, siz
     size_t o = 0;
     while (o < sizeof outcomes / sizeof *outcomes && strcmp(outcomes[o].outcome, f[3]) != 0)
         o++;
-    double us, build_s;
+    double us = 0, build_s;
     if (!strcmp(f[3], "estimated")) {
         ++*not_run; /* built and estimated, never run: no time to give */
         return 0;
     }
     if (o == sizeof outcomes / sizeof *outcomes)
         return gt_errf(err, errlen, "%s: line %d: unknown outcome '%.40s'", name, c->record_line, f[3]);
-    if (number_field(f[4], &us) != 0 || number_field(f[5], &build_s) != 0)
+    /* Only a trial that ran has a time (older files wrote -1 where none was). */
+    int timed = f[4][0] != '\0';
+    if ((timed && number_field(f[4], &us) != 0) || number_field(f[5], &build_s) != 0)
         return gt_errf(err, errlen, "%s: line %d: us '%.40s' or build_s '%.40s' is not a number", name,
                        c->record_line, f[4], f[5]);
+    if (o == 0 && (!timed || us <= 0))
+        return gt_errf(err, errlen, "%s: line %d: an ok trial without a positive time ('%.40s')", name,
+                       c->record_line, f[4]);
     if (begin_result(w, NULL, f[2], err, errlen) != 0)
         return gt_errf(err, errlen, "%s: line %d: configuration '%.80s' is not NAME=VALUE words", name,
                        c->record_line, f[2]);
@@ -248,7 +253,8 @@ static int put_trial(struct gt_jsonw *w, struct gt_csv *c, const char *name, siz
     gt_jsonw_int(w, o == 0);
     gt_jsonw_key(w, "measurements");
     gt_jsonw_open(w, '[');
-    measurement(w, "time", us, outcomes[o].failure);
+    const char *failure = outcomes[o].failure;
+    measurement(w, "time", us, failure ? failure : timed && us > 0 ? NULL : "RuntimeFailedConfig");
     gt_jsonw_close(w, ']');
     gt_jsonw_key(w, "metadata");
     gt_jsonw_open(w, '{');

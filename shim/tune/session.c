@@ -402,7 +402,10 @@ static void record(const struct gt_session *s, const char *cfgtext, const char *
     gt_csv_quoted(f, s->signature);
     fputc(',', f);
     gt_csv_quoted(f, cfgtext);
-    fprintf(f, ",%s,%.3f,%.3f,", outcome, us, build_s);
+    fprintf(f, ",%s,", outcome);
+    if (us > 0) /* a trial without a time (not built, not run, estimated) shows none */
+        fprintf(f, "%.3f", us);
+    fprintf(f, ",%.3f,", build_s);
     if (e)
         fprintf(f, "%.0f,%.0f,%.0f,%u,%d,%d\n", e->instr, e->regions, e->threads, e->block_threads, e->blocks_per_sm,
                 e->regs);
