@@ -197,9 +197,14 @@ int gt_timer_measure(struct gt_timer *t, gt_trial_fn before, gt_trial_fn launch,
     int n = cupti_measure(t, before, launch, arg, stream, reps, us, failed);
     if (n == reps || *failed != CUDA_SUCCESS)
         return n;
-    if (!t->said_missing++)
-        gt_debug("kernel %s: CUPTI gave %d records (%d positive) of %d launches; timing with events instead",
-                 t->kernel, t->records, n, reps);
+    if (!t->said_missing++) {
+        if (t->records != reps)
+            gt_debug("kernel %s: CUPTI gave %d records of %d launches; timing with events instead", t->kernel,
+                     t->records, reps);
+        else
+            gt_debug("kernel %s: CUPTI gave %d records of %d launches, only %d of a positive time; timing with "
+                     "events instead", t->kernel, t->records, reps, n);
+    }
     if (!t->ev[0] && (gt.drv.cuEventCreate(&t->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
                       gt.drv.cuEventCreate(&t->ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS))
         return 0;

@@ -34,12 +34,16 @@
  * one machine meets another.  cuCtxCreate makes another context of it:
  * a module's functions and an event launch and record only in their own
  * (a kernel of a library, in any), and stderr says when one did not.
+ * With FAKECUPTI_US set, the launches run are kept for the stand-in CUPTI
+ * (fakeran.h), which makes its kernel records of them.
  * FAKECUDA_VERSION=12040 is the CUDA version cuDriverGetVersion reports
  * (default 13000), and FAKECUDA_HIDE=cuEventElapsedTime_v2 hides that entry
  * point (cuEventElapsedTime too), as an older driver lacks it. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
+
+#include "fakeran.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -380,6 +384,38 @@ static void record_launch(const struct fake_func *f)
     }
 }
 
+/* FAKECUPTI_US: each launch run is kept for the stand-in CUPTI, which
+ * takes them at its flushes (fakeran.h). */
+#define RAN_MAX 1024
+static struct fakecuda_ran ran[RAN_MAX];
+static size_t nran;
+static pthread_mutex_t ran_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void keep_ran(const struct fake_func *f)
+{
+    if (!getenv("FAKECUPTI_US"))
+        return;
+    pthread_mutex_lock(&ran_lock);
+    if (nran < RAN_MAX) {
+        struct fakecuda_ran *r = &ran[nran++];
+        snprintf(r->name, sizeof r->name, "%s", f->name);
+        r->from_module = f->from_module;
+        r->l1 = f->cache == CU_FUNC_CACHE_PREFER_L1;
+    }
+    pthread_mutex_unlock(&ran_lock);
+}
+
+fakecuda_take_ran_fn fakecuda_take_ran;
+size_t fakecuda_take_ran(struct fakecuda_ran *out, size_t max)
+{
+    pthread_mutex_lock(&ran_lock);
+    size_t n = nran < max ? nran : max;
+    memcpy(out, ran, n * sizeof *out);
+    nran = 0;
+    pthread_mutex_unlock(&ran_lock);
+    return n;
+}
+
 static CUresult launch(const void *f, unsigned bx)
 {
     if (!valid(f) || other_context(((const struct fake_func *)f)->ctx, "a launch of a function"))
@@ -389,6 +425,7 @@ static CUresult launch(const void *f, unsigned bx)
     last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
     last_module = ((const struct fake_func *)f)->from_module;
     record_launch(f);
+    keep_ran(f);
     return CUDA_SUCCESS;
 }
 
