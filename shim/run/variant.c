@@ -13,6 +13,7 @@
 #include "call.h"
 #include "modvars.h"
 #include "state.h"
+#include "watchdog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,18 +74,28 @@ static void pair_variable(struct gt_variant *v, CUmodule orig, const char *name,
     v->vars[v->nvars++] = (struct gt_var_pair){a, b, sa, writable};
 }
 
+/* Whether the kernel's variable is the application's: the watchdog's
+ * deadline, in a build with its checks, is the shim's alone. */
+static int of_application(const struct gt_modvar *var)
+{
+    return strcmp(var->name, GT_WATCHDOG_SYMBOL) != 0;
+}
+
 /* Pairs the variables `kernel` uses in the code loaded with the original's. */
 static int pair_variables(struct gt_variant *v, const unsigned char *code, size_t size, const char *ptx,
                           const char *kernel, const struct gt_handle *orig, int arch)
 {
     struct gt_modvar *vars;
-    int n;
+    int n, theirs = 0;
     if (gt_modvars(code, size, ptx, kernel, arch, &vars, &n) != 0)
         return -1;
-    CUmodule om = n ? gt_variant_original(orig) : NULL;
-    int rc = n && (!om || !(v->vars = gt_calloc((size_t)n, sizeof *v->vars))) ? -1 : 0;
-    for (int i = 0; rc == 0 && i < n; i++)
-        pair_variable(v, om, vars[i].name, vars[i].writable);
+    for (int i = 0; i < n; i++)
+        theirs += of_application(&vars[i]);
+    CUmodule om = theirs ? gt_variant_original(orig) : NULL;
+    int rc = theirs && (!om || !(v->vars = gt_calloc((size_t)theirs, sizeof *v->vars))) ? -1 : 0;
+    for (int i = 0; rc == 0 && om && i < n; i++)
+        if (of_application(&vars[i]))
+            pair_variable(v, om, vars[i].name, vars[i].writable);
     gt_modvars_free(vars, n);
     return rc;
 }

@@ -13,7 +13,8 @@
  * FAKECUDA_NODES=FILE appends, for each kernel node added or set, its
  * function's name, where it came from (kernel, function, module) and its
  * grid and block width; FAKECUDA_LAUNCHES=FILE, for each launch run, its
- * function's name, where it came from and its cache preference.
+ * function's name, where it came from (`checked`: a module with the
+ * watchdog's checks) and its cache preference.
  * FAKECUDA_PARAMS="offset:size,..." sets the parameter layout every kernel
  * reports (default: an int, a float and two pointers).  Two events time
  * 0.25 ms, or, when the last launch before the second ran a function set to
@@ -34,6 +35,10 @@
  * one machine meets another.  cuCtxCreate makes another context of it:
  * a module's functions and an event launch and record only in their own
  * (a kernel of a library, in any), and stderr says when one did not.
+ * A module whose image holds the watchdog's variable (a build with its
+ * checks) has it, and the shim's gt_arm sets it: such a build's launch runs
+ * FAKECUDA_WATCHED_MS (else as another variant) and, past its budget,
+ * stops there and marks itself stopped, its events reading the budget.
  * With FAKECUPTI_US set, the launches run are kept for the stand-in CUPTI
  * (fakeran.h), which makes its kernel records of them.
  * FAKECUDA_VERSION=12040 is the CUDA version cuDriverGetVersion reports
@@ -61,6 +66,7 @@ struct fake_func {
     int from_module; /* got from cuModuleGetFunction: a module the application (or the shim) loaded */
     CUcontext ctx;   /* its module's context; NULL for a kernel, which every context may launch */
     CUfunc_cache cache;
+    const void *module; /* the module it was got from (compared, never read: it may be unloaded) */
     char name[128];
     struct fake_func *as_function; /* a kernel's function in the context, made once */
     struct fake_func *next;
@@ -208,22 +214,38 @@ CUresult cuLibraryUnload(CUlibrary lib) { CALL(OTHER); free(lib); return CUDA_SU
 
 /* A loaded module: the context it was loaded in (a library's module,
  * which is not one of these, belongs to none). */
+#define WATCHDOG "__gputune_watchdog"
 struct fake_module {
     CUcontext ctx;
+    int watched; /* a build with the watchdog's checks: it has their variable */
+    unsigned long long watchdog[3]; /* that variable: deadline, stopped, budget (shim/compile/watchdog.h) */
     struct fake_module *next;
 };
 static struct fake_module *modules;
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static CUmodule new_module(void)
+static CUmodule new_module(int watched)
 {
     struct fake_module *m = calloc(1, sizeof *m);
     m->ctx = current_ctx;
+    m->watched = watched;
     pthread_mutex_lock(&modules_lock);
     m->next = modules;
     modules = m;
     pthread_mutex_unlock(&modules_lock);
     return (CUmodule)m;
+}
+
+/* The watchdog's variable of module h, if it has one. */
+static unsigned long long *watchdog_of(const void *h)
+{
+    unsigned long long *wd = NULL;
+    pthread_mutex_lock(&modules_lock);
+    for (struct fake_module *m = modules; m; m = m->next)
+        if ((const void *)m == h && m->watched)
+            wd = m->watchdog;
+    pthread_mutex_unlock(&modules_lock);
+    return wd;
 }
 
 static CUcontext module_context(CUmodule h)
@@ -237,12 +259,26 @@ static CUcontext module_context(CUmodule h)
     return ctx;
 }
 
+/* How long the image at p is: an ELF file up to its section headers (where
+ * nvJitLink puts them, last), else a NUL-terminated text. */
+static size_t image_size(const unsigned char *p)
+{
+    if (memcmp(p, "\177ELF", 4) != 0 || p[4] != 2)
+        return strlen((const char *)p);
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, p + 0x28, sizeof shoff);
+    memcpy(&shentsize, p + 0x3a, sizeof shentsize);
+    memcpy(&shnum, p + 0x3c, sizeof shnum);
+    return shoff + (size_t)shentsize * shnum;
+}
+
 CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
     CALL(ALLOCATES);
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
-    *m = new_module();
+    *m = new_module(memmem(image, image_size(image), WATCHDOG, sizeof WATCHDOG - 1) != NULL);
     return CUDA_SUCCESS;
 }
 
@@ -253,7 +289,7 @@ CUresult cuModuleLoad(CUmodule *m, const char *path)
     if (!f)
         return CUDA_ERROR_FILE_NOT_FOUND;
     fclose(f);
-    *m = new_module();
+    *m = new_module(0);
     return CUDA_SUCCESS;
 }
 
@@ -292,6 +328,7 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
     CALL(OTHER);
     struct fake_func *fn = make_func(name, 0);
     fn->from_module = 1;
+    fn->module = m;
     fn->ctx = module_context(m);
     *f = (CUfunction)fn;
     return CUDA_SUCCESS;
@@ -366,6 +403,8 @@ CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
 static int capturing;
 static int last_l1; /* the last launch ran a function that prefers L1 */
 static int last_module; /* the last launch ran a function of a loaded module (a variant) */
+static int last_watched; /* and that module has the watchdog's checks */
+static float last_stop_ms; /* and they stopped it at its deadline, after this long */
 static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned smem, void **params);
 
@@ -379,7 +418,8 @@ static void record_launch(const struct fake_func *f)
     const char *path = getenv("FAKECUDA_LAUNCHES");
     FILE *out = path ? fopen(path, "a") : NULL;
     if (out) {
-        fprintf(out, "%s %s %s\n", f->name, origin(f), caches[f->cache]);
+        fprintf(out, "%s %s %s\n", f->name, f->module && watchdog_of(f->module) ? "checked" : origin(f),
+                caches[f->cache]);
         fclose(out);
     }
 }
@@ -416,6 +456,36 @@ size_t fakecuda_take_ran(struct fakecuda_ran *out, size_t max)
     return n;
 }
 
+/* The watchdog's checks: a build with them runs FAKECUDA_WATCHED_MS (else
+ * as any variant), and stops at its budget, marking itself stopped, when
+ * that is longer.  Every launch says what its events will read. */
+static void watch_launch(const struct fake_func *f)
+{
+    unsigned long long *wd = f->module ? watchdog_of(f->module) : NULL;
+    const char *v = getenv("FAKECUDA_WATCHED_MS");
+    v = v ? v : getenv("FAKECUDA_MODULE_MS");
+    double ms = v ? strtod(v, NULL) : 0.25;
+    last_watched = wd != NULL;
+    last_stop_ms = 0;
+    if (wd && wd[2] && ms * 1e6 > (double)wd[2]) {
+        wd[1] = 1;
+        last_stop_ms = (float)(wd[2] / 1e6);
+    }
+}
+
+/* The shim's gt_arm(watchdog, budget_ns, clear) (shim/tune/devkernels.cu). */
+static void arm(const void *f, void **params)
+{
+    if (!params || !valid(f) || strcmp(((const struct fake_func *)f)->name, "gt_arm") != 0)
+        return;
+    unsigned long long *wd = (unsigned long long *)(uintptr_t)*(const CUdeviceptr *)params[0];
+    unsigned long long budget = *(const unsigned long long *)params[1];
+    wd[0] = budget ? 0 : ~0ull;
+    if (*(const int *)params[2])
+        wd[1] = 0;
+    wd[2] = budget;
+}
+
 static CUresult launch(const void *f, unsigned bx)
 {
     if (!valid(f) || other_context(((const struct fake_func *)f)->ctx, "a launch of a function"))
@@ -424,6 +494,7 @@ static CUresult launch(const void *f, unsigned bx)
         return CUDA_ERROR_INVALID_VALUE;
     last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
     last_module = ((const struct fake_func *)f)->from_module;
+    watch_launch(f);
     record_launch(f);
     keep_ran(f);
     return CUDA_SUCCESS;
@@ -482,6 +553,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
         return captured(f, gx, gy, gz, bx, by, bz, smem, p);
     noisy_copy(f, p);
     compare(f, p);
+    arm(f, p);
     return launch(f, bx);
 }
 
@@ -686,7 +758,8 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 struct fake_event {
     CUcontext ctx;
     CUstream stream;
-    int l1, module;
+    int l1, module, watched;
+    float stop_ms; /* the watchdog stopped the launch before it after this long */
     long synced; /* the synchronizations before it was recorded */
     long torn;   /* the contexts torn down before it was made */
 };
@@ -750,6 +823,8 @@ static CUresult event_record(CUevent e, CUstream s)
     ev->stream = s;
     ev->l1 = last_l1;
     ev->module = last_module;
+    ev->watched = last_watched;
+    ev->stop_ms = last_stop_ms;
     ev->synced = atomic_load(&syncs);
     return CUDA_SUCCESS;
 }
@@ -791,6 +866,12 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
         v = getenv(m);
     if (end->module && end->l1 && !end->stream && getenv("FAKECUDA_BOTH_APP_MS"))
         v = getenv("FAKECUDA_BOTH_APP_MS");
+    if (end->watched && end->stop_ms > 0) {
+        *ms = end->stop_ms;
+        return CUDA_SUCCESS;
+    }
+    if (end->watched && getenv("FAKECUDA_WATCHED_MS"))
+        v = getenv("FAKECUDA_WATCHED_MS");
     *ms = (v ? strtof(v, NULL) : 0.25f) * (end->stream ? 1.0f : jitter());
     return CUDA_SUCCESS;
 }
@@ -809,12 +890,16 @@ static elapsed_fn resolve_elapsed_v2(void) { return hidden("cuEventElapsedTime_v
 CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) __attribute__((ifunc("resolve_elapsed_v1")));
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) __attribute__((ifunc("resolve_elapsed_v2")));
 
-/* Module-scope variables: none here. */
+/* Module-scope variables: the watchdog's alone, in a build with its checks. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)
 {
     CALL(OTHER);
-    (void)p; (void)n; (void)m; (void)name;
-    return CUDA_ERROR_NOT_FOUND;
+    unsigned long long *wd = strcmp(name, WATCHDOG) == 0 ? watchdog_of(m) : NULL;
+    if (!wd)
+        return CUDA_ERROR_NOT_FOUND;
+    *p = (CUdeviceptr)(uintptr_t)wd;
+    *n = 3 * sizeof *wd;
+    return CUDA_SUCCESS;
 }
 
 CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice d)
