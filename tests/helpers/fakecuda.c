@@ -49,6 +49,7 @@
 #undef cuGetProcAddress
 
 #include "fakeran.h"
+#include "watchdog.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -214,11 +215,10 @@ CUresult cuLibraryUnload(CUlibrary lib) { CALL(OTHER); free(lib); return CUDA_SU
 
 /* A loaded module: the context it was loaded in (a library's module,
  * which is not one of these, belongs to none). */
-#define WATCHDOG "__gputune_watchdog"
 struct fake_module {
     CUcontext ctx;
     int watched; /* a build with the watchdog's checks: it has their variable */
-    unsigned long long watchdog[3]; /* that variable: deadline, stopped, budget (shim/compile/watchdog.h) */
+    unsigned long long watchdog[3]; /* that variable, its words as watchdog.h lays them out */
     struct fake_module *next;
 };
 static struct fake_module *modules;
@@ -278,7 +278,7 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image)
     CALL(ALLOCATES);
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
-    *m = new_module(memmem(image, image_size(image), WATCHDOG, sizeof WATCHDOG - 1) != NULL);
+    *m = new_module(memmem(image, image_size(image), GT_WATCHDOG_SYMBOL, strlen(GT_WATCHDOG_SYMBOL)) != NULL);
     return CUDA_SUCCESS;
 }
 
@@ -408,7 +408,8 @@ static float last_stop_ms; /* and they stopped it at its deadline, after this lo
 static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned smem, void **params);
 
-/* FAKECUDA_LAUNCHES: each launch run, with what it ran. */
+/* FAKECUDA_LAUNCHES: each launch run, with what it ran (after watch_launch,
+ * which says whether it runs the watchdog's checks). */
 static void record_launch(const struct fake_func *f)
 {
     static const char *const caches[] = {[CU_FUNC_CACHE_PREFER_NONE] = "none",
@@ -418,8 +419,7 @@ static void record_launch(const struct fake_func *f)
     const char *path = getenv("FAKECUDA_LAUNCHES");
     FILE *out = path ? fopen(path, "a") : NULL;
     if (out) {
-        fprintf(out, "%s %s %s\n", f->name, f->module && watchdog_of(f->module) ? "checked" : origin(f),
-                caches[f->cache]);
+        fprintf(out, "%s %s %s\n", f->name, last_watched ? "checked" : origin(f), caches[f->cache]);
         fclose(out);
     }
 }
@@ -467,9 +467,9 @@ static void watch_launch(const struct fake_func *f)
     double ms = v ? strtod(v, NULL) : 0.25;
     last_watched = wd != NULL;
     last_stop_ms = 0;
-    if (wd && wd[2] && ms * 1e6 > (double)wd[2]) {
-        wd[1] = 1;
-        last_stop_ms = (float)(wd[2] / 1e6);
+    if (wd && wd[GT_WD_BUDGET] && ms * 1e6 > (double)wd[GT_WD_BUDGET]) {
+        wd[GT_WD_ABORTED] = 1;
+        last_stop_ms = (float)(wd[GT_WD_BUDGET] / 1e6);
     }
 }
 
@@ -480,10 +480,10 @@ static void arm(const void *f, void **params)
         return;
     unsigned long long *wd = (unsigned long long *)(uintptr_t)*(const CUdeviceptr *)params[0];
     unsigned long long budget = *(const unsigned long long *)params[1];
-    wd[0] = budget ? 0 : ~0ull;
+    wd[GT_WD_DEADLINE] = budget ? 0 : ~0ull;
     if (*(const int *)params[2])
-        wd[1] = 0;
-    wd[2] = budget;
+        wd[GT_WD_ABORTED] = 0;
+    wd[GT_WD_BUDGET] = budget;
 }
 
 static CUresult launch(const void *f, unsigned bx)
@@ -894,7 +894,7 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) __attribute__((i
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)
 {
     CALL(OTHER);
-    unsigned long long *wd = strcmp(name, WATCHDOG) == 0 ? watchdog_of(m) : NULL;
+    unsigned long long *wd = strcmp(name, GT_WATCHDOG_SYMBOL) == 0 ? watchdog_of(m) : NULL;
     if (!wd)
         return CUDA_ERROR_NOT_FOUND;
     *p = (CUdeviceptr)(uintptr_t)wd;
