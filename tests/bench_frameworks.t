@@ -57,7 +57,7 @@ export FAKE_DIR FAKE_OUT FAKE_SET
 fake() {
     "$B/run" --lib "$GT_PRELOAD" --python "$GT_SRC/tests/scripts/fake_python" --timeout 2 --set "$FAKE_SET" "$@"
 }
-fake --rounds 2 --out "$out" mlp resnet18 triton jax cupy >"$TMP/run.out" 2>"$TMP/run.err"
+fake --rounds 2 --out "$out" mlp resnet18 triton jax cupy compile_block >"$TMP/run.out" 2>"$TMP/run.err"
 is "$?" 1 "driver: some runs failed: exit status 1"
 R=$TMP/run.out
 is "$(cell "$R" mlp 2)" "2" "plain: the median of its rounds"
@@ -74,11 +74,16 @@ done
 is "$(cell "$R" mlp 10)" "yes" "outputs bitwise the first run's"
 is "$(cell "$R" mlp 11)" "3 (2 faster, 1 applied)" "signatures tuned, faster and applied"
 is "$(cell "$R" mlp 12)" "0.5, 3.0" "warm-up seconds of plain and of the first tune run"
-is "$(cell "$R" mlp 14)" "run-empty 1.050x > 1.02x" "the verdict names the target missed"
+is "$(cell "$R" mlp 14)" "run-empty 1.050x > 1.02x (95% interval 1.050-1.050)" \
+    "the verdict names the target missed, above it by more than the turns' spread"
+is "$(cell "$R" compile_block 8)" "2.1 (1.050x, 0.90-1.15)" "a way whose groups spread"
+is "$(cell "$R" compile_block 14)" "not resolved: run-tuned 1.050x > 1.00x (95% interval 0.900-1.150)" \
+    "  is not resolved where its spread holds the target"
 is "$(cell "$R" resnet18 10)" "no: run-tuned 2/2" "outputs that differ are counted per way"
 check "and fail the verdict" sh -c "awk -F'|' '\$2 == \" resnet18 \"' '$R' | grep -q 'outputs differ'"
 is "$(cell "$R" triton 3)" "-" "a way whose runs failed has no time"
-is "$(cell "$R" triton 14)" "run-empty 1.050x > 1.02x; 2 runs failed" "failed runs fail the verdict"
+is "$(cell "$R" triton 14)" "run-empty 1.050x > 1.02x (95% interval 1.050-1.050); 2 runs failed" \
+    "failed runs fail the verdict"
 is "$(cell "$R" jax 11)" "-" "no report from a tune run that was killed"
 is "$(cell "$R" cupy 2)" "skipped: cupy is not importable: fake" "a skipped workload says why"
 check "a run past --timeout is reported" grep -qx -- "- jax, tuning run: timed out after 2 s; end of .*" "$R"
