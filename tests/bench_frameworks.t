@@ -57,7 +57,7 @@ export FAKE_DIR FAKE_OUT FAKE_SET
 fake() {
     "$B/run" --lib "$GT_PRELOAD" --python "$GT_SRC/tests/scripts/fake_python" --timeout 2 --set "$FAKE_SET" "$@"
 }
-fake --rounds 2 --out "$out" mlp resnet18 triton jax cupy compile_block >"$TMP/run.out" 2>"$TMP/run.err"
+fake --rounds 2 --out "$out" mlp resnet18 triton jax cupy compile_block triton_graphs >"$TMP/run.out" 2>"$TMP/run.err"
 is "$?" 1 "driver: some runs failed: exit status 1"
 R=$TMP/run.out
 is "$(cell "$R" mlp 2)" "2" "plain: the median of its rounds"
@@ -79,6 +79,9 @@ is "$(cell "$R" mlp 14)" "run-empty 1.050x > 1.02x (95% interval 1.050-1.050)" \
 is "$(cell "$R" compile_block 8)" "2.1 (1.050x, 0.90-1.15)" "a way whose groups spread"
 is "$(cell "$R" compile_block 14)" "not resolved: run-tuned 1.050x > 1.00x (95% interval 0.900-1.150)" \
     "  is not resolved where its spread holds the target"
+is "$(cell "$R" triton_graphs 14)" "not resolved: run-empty 1.050x > 1.02x (95% interval 1.050-1.050), run-tuned \
+1.100x > 1.00x (95% interval 1.100-1.100), off, which does nothing, 1.100x (95% interval 1.100-1.100)" \
+    "nor where off, the control, reads beyond 1.02x"
 is "$(cell "$R" resnet18 10)" "no: run-tuned 2/2" "outputs that differ are counted per way"
 check "and fail the verdict" sh -c "awk -F'|' '\$2 == \" resnet18 \"' '$R' | grep -q 'outputs differ'"
 is "$(cell "$R" triton 3)" "-" "a way whose runs failed has no time"
