@@ -50,8 +50,8 @@ maxrreg = default, 32
 INI
 export GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off FAKECUDA_MODULE_APP_MS=0.2
 rm -rf "$TMP/cache"
-plain=$("$H/minirt" --copies 60 --pace 1)
-out=$(FULLDISK_DIR="$TMP/cache" minirt online variants --copies 60 --pace 1)
+plain=$("$H/minirt" --copies 1500 --pace 2)
+out=$(FULLDISK_DIR="$TMP/cache" minirt online variants --copies 1500 --pace 2)
 is "$out" "$plain" "online mode building variants on a full disk: the application's output is unchanged"
 check "  the variant still runs: it is loaded from memory" \
     grep -q "tuned online over .* launches: maxrreg=32 200.00 us against 250.00 us" "$TMP/variants.log"
@@ -62,7 +62,7 @@ is "$(cat "$TMP"/cache/minirt-*.ini 2>/dev/null)" "" "  nor a cache file"
 is "$(warnings variants | grep -c 'results held back are not kept: .*No space left on device')" 1 \
     "  and the lost result is a warning"
 
-out=$(minirt online room --copies 60 --pace 1)
+out=$(minirt online room --copies 1500 --pace 2)
 is "$out" "$plain" "a later run with room"
 check "  tunes it again and writes the result" grep -q '^config = maxrreg=32$' "$TMP"/cache/minirt-*.ini
 key=$(sed -n 's/^cubin = //p' "$TMP"/cache/minirt-*.ini)

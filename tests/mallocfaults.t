@@ -110,7 +110,7 @@ MODE=retune sweep
 mv "$TMP/cache0" "$TMP/tuned"
 MODE=run sweep
 rm -rf "$TMP/tuned"
-ARGS='--copies 120 --pace 1'
+ARGS='--copies 400 --pace 2'
 clean=$(plain)
 export FAKECUDA_L1_APP_MS=0.22 FAKECUDA_MODULE_APP_MS=0.2 FAKECUDA_BOTH_APP_MS=0.15 FAKECUDA_MODULE_MS=0.2 \
     GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off
