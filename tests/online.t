@@ -110,6 +110,30 @@ out=$(two_knobs 0.26 worse)
 check "where together they are slower, the faster alone is kept" grep -q \
     "kernel copy: .* tuned online over 45 launches: cache=default maxrreg=32 200.00 us against 250.00 us, 1.25x" "$TMP/worse.log"
 
+# A round whose choice is not the original is followed by a second from
+# it: the configurations one knob away from the choice that no stage tried
+# yet, beside it and the original, four turns each; none beats it here
+# (the stand-in times every variant preferring L1 alike), so it stays.
+cat >"$TMP/three.ini" <<'INI'
+[kernel "copy"]
+cache = default, l1, shared
+maxrreg = default, 32, 64
+INI
+out=$(FAKECUDA_FAIL=$NOSYNC FAKECUDA_L1_APP_MS=0.22 FAKECUDA_MODULE_APP_MS=0.2 FAKECUDA_BOTH_APP_MS=0.15 \
+    GPUTUNE_POLICY="$TMP/three.ini" GPUTUNE_WATCHDOG=off GPUTUNE_MODE=online GPUTUNE_LOG=debug \
+    GPUTUNE_LOG_FILE="$TMP/round.log" GPUTUNE_CACHE_DIR="$TMP/cacheround" shim "$H/minirt" --copies 1500 --pace 2)
+is "$out" "minirt: done" "a second round: the application runs"
+check "  it starts from the first round's choice, with the two configurations one knob away not tried yet" grep -q \
+    "kernel copy: launch .*: online, a second round from 'cache=l1 maxrreg=32', 2 configurations one knob away" \
+    "$TMP/round.log"
+check "  which take their turns beside it and the original" grep -q \
+    "online, first stage: 'cache=shared maxrreg=32' 200.00 us (median of 4)" "$TMP/round.log"
+check "  and the choice stays, 16 launches later" grep -q \
+    "kernel copy: .* tuned online over 77 launches: cache=l1 maxrreg=32 150.00 us against 250.00 us, 1.67x" \
+    "$TMP/round.log"
+is "$(grep -c 'a second round' "$TMP/round.log")" 1 "  one second round, no third"
+is "$(grep ' warn: \| error: ' "$TMP/round.log")" "" "  without a synchronization or a copy of the shim's own"
+
 out=$(FAKECUDA_FAIL=$NOSYNC,cuModuleLoadData FAKECUDA_MODULE_APP_MS=0.2 online_copies online varfail varfail)
 is "$out" "minirt: done" "variants that cannot be loaded: the application runs"
 check "  each says why, at debug" grep -q "kernel copy: online, 'maxrreg=32' cannot be tried: cuModuleLoadData failed" \

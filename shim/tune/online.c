@@ -19,7 +19,10 @@
  * lock.  Where arms beat the original, a second stage races the
  * SHORTLIST fastest of them and, where several knobs each did, those knobs
  * together (built as above where one needs a variant) against the
- * original, FINAL_ROUNDS rounds each.  Once every time is read the
+ * original, FINAL_ROUNDS rounds each.  Where that round chose another
+ * configuration than the original, a second round starts from it: the
+ * configurations one knob away from the choice not tried yet, beside it
+ * and the original, then their race as above.  Once every time is read the
  * fastest by median becomes the signature's choice and is written to the
  * cache file (a variant's cubin to the store), and the guard (run/guard.c)
  * then checks it against the original on the launches that follow, as it
@@ -27,9 +30,11 @@
  * application exits are read then (gt_online_collect).  A signature with
  * K candidates besides the original is decided after at most
  * 1 + (K + 1) * ROUNDS launches once its builds have ended, at most
- * (SHORTLIST + 2) * FINAL_ROUNDS more with a second stage, and the reads
- * that follow: a candidate found hopeless, or whose build failed, gives
- * its turns back.  As a session, a trial keeps nothing once the shim ran
+ * (SHORTLIST + 2) * FINAL_ROUNDS more with a second stage, with a second
+ * round (K' + 2) * ROUNDS and (SHORTLIST + 3) * FINAL_ROUNDS more for its
+ * K' new configurations once their builds have ended, and the reads that
+ * follow: a candidate found hopeless, or whose build failed, gives its
+ * turns back.  As a session, a trial keeps nothing once the shim ran
  * out of memory (a build lost to it must not lose the race for that), and
  * none starts after. */
 #include "online.h"
@@ -94,6 +99,7 @@ struct gt_online {
     int building; /* arms whose builds have not ended */
     int can_build; /* variants can be built: -1 until an arm that needs one asks */
     int final;     /* the second stage is on */
+    int ref;       /* the arm the stages' candidates are one knob from: the original, then the first round's choice */
     int decided;
     int torn;      /* its context was torn down while it was on */
     struct gt_online *next; /* in O.all */
@@ -130,11 +136,24 @@ static int can_build(struct gt_plan *p)
     return ok;
 }
 
-/* Adds cfg as an arm when it needs no variant or variants can be built
- * (asked at the first arm that needs one), and the space's constraints
- * allow it for this launch.  Returns -1 when out of memory, else 0. */
+/* The arm of configuration cfg, or -1. */
+static int arm_of(const struct gt_online *o, const uint32_t *cfg)
+{
+    size_t n = o->p->space->ndims * sizeof *cfg;
+    for (int i = 0; i < o->narms; i++)
+        if (memcmp(o->arms[i].cfg, cfg, n) == 0)
+            return i;
+    return -1;
+}
+
+/* Adds cfg as an arm when it is not one already, needs no variant or
+ * variants can be built (asked at the first arm that needs one), and the
+ * space's constraints allow it for this launch.  Returns -1 when out of
+ * memory, else 0. */
 static int add_arm(struct gt_online *o, struct gt_plan *p, const uint32_t *cfg, const struct gt_launch *l)
 {
+    if (o->narms && arm_of(o, cfg) >= 0)
+        return 0;
     struct arm a = {0};
     gt_plan_knobs(p, cfg, &a.knobs, &a.rebuild);
     if (o->narms && a.rebuild && o->can_build < 0)
@@ -244,9 +263,44 @@ static int schedule(struct gt_online *o, const int *arms, int n, int rounds, int
     return 0;
 }
 
+/* Every configuration one knob away from the arm `ref`'s, as arms; a
+ * dimension of macro values is left alone, since it may change results.
+ * Returns -1 when out of memory, else 0. */
+static int add_neighbours(struct gt_online *o, struct gt_plan *p, int ref, const struct gt_launch *l)
+{
+    const struct gt_space *sp = p->space;
+    uint32_t *cfg = gt_malloc((sp->ndims + 1) * sizeof *cfg);
+    int bad = !cfg;
+    for (size_t d = 0; !bad && d < sp->ndims; d++)
+        for (uint32_t v = 0; !bad && sp->dims[d].kind != GT_DIM_PARAM && v < sp->dims[d].n; v++) {
+            memcpy(cfg, o->arms[ref].cfg, (sp->ndims + 1) * sizeof *cfg);
+            cfg[d] = v;
+            bad = v != o->arms[ref].cfg[d] && add_arm(o, p, cfg, l) != 0;
+        }
+    free(cfg);
+    return bad ? -1 : 0;
+}
+
+/* A first stage's turns: the original, the arm `ref` where it is another,
+ * and the arms from `from` on, ROUNDS each, after one untimed launch at
+ * the signature's first stage. */
+static int schedule_first(struct gt_online *o, int ref, int from)
+{
+    int *arms = gt_malloc((size_t)(o->narms + 2) * sizeof *arms), n = 0;
+    if (!arms)
+        return -1;
+    arms[n++] = 0;
+    if (ref)
+        arms[n++] = ref;
+    for (int i = from; i < o->narms; i++)
+        arms[n++] = i;
+    int r = schedule(o, arms, n, ROUNDS, !ref);
+    free(arms);
+    return r;
+}
+
 /* The first stage: the original, then every configuration one knob away
- * from it; a dimension of macro values is left alone, since it may change
- * results. */
+ * from it. */
 static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, uint64_t sig, const char *signature,
                                      CUcontext ctx)
 {
@@ -260,20 +314,9 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
         *o = (struct gt_online){.p = p, .sig = sig, .ctx = ctx, .can_build = -1};
         snprintf(o->signature, sizeof o->signature, "%s", signature);
         gt_space_default(sp, cfg);
-        bad = add_arm(o, p, cfg, l) != 0;
+        bad = add_arm(o, p, cfg, l) != 0 || add_neighbours(o, p, 0, l) != 0 || schedule_first(o, 0, 1) != 0;
     }
-    for (size_t d = 0; !bad && d < sp->ndims; d++)
-        for (uint32_t v = 0; !bad && sp->dims[d].kind != GT_DIM_PARAM && v < sp->dims[d].n; v++) {
-            gt_space_default(sp, cfg);
-            cfg[d] = v;
-            bad = v != sp->dims[d].def && add_arm(o, p, cfg, l) != 0;
-        }
     free(cfg);
-    int *all = bad ? NULL : gt_malloc((size_t)o->narms * sizeof *all);
-    for (int i = 0; all && i < o->narms; i++)
-        all[i] = i;
-    bad = bad || !all || schedule(o, all, o->narms, ROUNDS, 1) != 0;
-    free(all);
     if (bad && o)
         online_free(o);
     return bad ? NULL : o;
@@ -459,22 +502,23 @@ static int fastest_arm(const struct gt_online *o)
     return best;
 }
 
-/* For every knob, its value whose arm beat the original by the most, if
- * one did, together into cfg; returns how many knobs that is.  Each arm of
- * the first stage is one knob away from the original.  Gains of a few
- * tenths of a percent each, within the first stage's noise, can add up to
- * one the guard sees. */
+/* For every knob, its value whose arm beat the arm `ref` by the most, if
+ * one did, together on ref's configuration into cfg; returns how many
+ * knobs that is.  Each arm timed in the first stage is one knob away from
+ * ref's.  Gains of a few tenths of a percent each, within the first
+ * stage's noise, can add up to one the guard sees. */
 static int combine(const struct gt_online *o, uint32_t *cfg)
 {
     const struct gt_space *sp = o->p->space;
+    const uint32_t *ref = o->arms[o->ref].cfg;
     int knobs = 0;
-    gt_space_default(sp, cfg);
+    memcpy(cfg, ref, (sp->ndims + 1) * sizeof *cfg);
     for (size_t d = 0; d < sp->ndims; d++) {
-        int best = 0;
+        int best = o->ref;
         for (int i = 1; i < o->narms; i++)
-            if (o->arms[i].cfg[d] != sp->dims[d].def && faster(o, i, best))
+            if (o->arms[i].cfg[d] != ref[d] && faster(o, i, best))
                 best = i;
-        if (best) {
+        if (best != o->ref) {
             cfg[d] = o->arms[best].cfg[d];
             knobs++;
         }
@@ -482,21 +526,21 @@ static int combine(const struct gt_online *o, uint32_t *cfg)
     return knobs;
 }
 
-/* Up to SHORTLIST arms of the first stage that beat the original, fastest
+/* Up to SHORTLIST arms of the first stage that beat the arm `ref`, fastest
  * first, into arms; returns how many. */
 static int shortlist(const struct gt_online *o, int *arms)
 {
     int n = 0;
     while (n < SHORTLIST) {
-        int best = 0;
+        int best = o->ref;
         for (int i = 1; i < o->narms; i++) {
-            int taken = 0;
+            int taken = i == o->ref;
             for (int k = 0; k < n; k++)
                 taken |= arms[k] == i;
             if (!taken && !o->arms[i].hopeless && faster(o, i, best))
                 best = i;
         }
-        if (!best)
+        if (best == o->ref)
             break;
         arms[n++] = best;
     }
@@ -517,9 +561,12 @@ static int shortlist(const struct gt_online *o, int *arms)
 static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_call *c, const char *signature)
 {
     say_stage(o, signature);
-    int arms[SHORTLIST + 2] = {0};
-    int n = 1 + shortlist(o, arms + 1), first = o->narms;
-    uint32_t *cfg = n > 1 ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
+    int arms[SHORTLIST + 3] = {0};
+    int n = 1 + (o->ref != 0), first = o->narms;
+    arms[1] = o->ref;
+    int found = shortlist(o, arms + n);
+    n += found;
+    uint32_t *cfg = found ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
     struct gt_plan_launch env;
     if (cfg && combine(o, cfg) > 1 && add_arm(o, p, cfg, gt_plan_launch_env(p, c, &env)) == 0 && o->narms > first)
         arms[n++] = first;
@@ -530,6 +577,48 @@ static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_c
     if (o->narms > first && o->arms[first].rebuild)
         start_build(o, p, &o->arms[first], c);
     return 0;
+}
+
+/* A round ended with a choice other than the original: a second round
+ * starts from it, as the first started from the original, its first stage
+ * timing the configurations one knob away from it that no stage has made
+ * an arm of yet, beside it and the original.  Tune mode's winners set
+ * several knobs whose values depend on each other (a register limit that
+ * helps with one load cache mode and not another), which the first
+ * round's one knob at a time and its best values together do not reach.
+ * Returns 0 when the round is on, -1 when the signature is decided now. */
+static int start_round(struct gt_online *o, struct gt_plan *p, const struct gt_call *c, const char *signature)
+{
+    int best = fastest_arm(o), first = o->narms;
+    if (o->ref || !best)
+        return -1;
+    if (o->final)
+        say_stage(o, signature);
+    struct gt_plan_launch env;
+    o->ref = best;
+    if (add_neighbours(o, p, best, gt_plan_launch_env(p, c, &env)) != 0 || o->narms == first ||
+        schedule_first(o, best, first) != 0)
+        return -1;
+    o->final = 0;
+    for (int i = first; i < o->narms; i++)
+        if (o->arms[i].rebuild)
+            start_build(o, p, &o->arms[i], c);
+    char shown[GT_SPACE_TEXT_MAX];
+    gt_debug("kernel %s: launch %s: online, a second round from '%s', %d configurations one knob away", p->shown,
+             signature, shown_config(o, &o->arms[best], shown, sizeof shown), o->narms - first);
+    return 0;
+}
+
+/* The next stage once every time of this one is read: the first stage's
+ * race, or a second round.  Returns 0 when one is on, -1 when the
+ * signature is decided now. */
+static int next_stage(struct gt_online *o, struct gt_plan *p, const struct gt_call *c, const char *signature)
+{
+    if (!o->final && start_final(o, p, c, signature) == 0) {
+        gt_debug("kernel %s: launch %s: online, the second stage", p->shown, signature);
+        return 0;
+    }
+    return start_round(o, p, c, signature);
 }
 
 /* Every time of the last stage read: the fastest by median becomes the
@@ -597,10 +686,9 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
         if (o->issued < o->nslots && !o->broken && o->narms > 1) {
             *r = run_slot(o, hd, c);
             ran = 1;
-        } else if (o->read == o->issued && !o->broken && !o->final && o->narms > 1 &&
-                   start_final(o, p, c, signature) == 0) {
+        } else if (o->read == o->issued && !o->broken && o->narms > 1 && !gt_alloc_failures() &&
+                   next_stage(o, p, c, signature) == 0) {
             /* its turns start at the next launch; this one runs the original */
-            gt_debug("kernel %s: launch %s: online, the second stage", p->shown, signature);
         } else if (o->read == o->issued || o->broken || o->narms == 1) {
             o->decided = 1;
             decide(o, p, signature);
