@@ -45,9 +45,10 @@ import time
 VERSIONS = {"python": platform.python_version()}
 
 # Warm-up iterations: enough for every way to be timed in its steady state. Online mode decides a
-# signature with K candidates after at most 1 + 4 (K + 1) + 40 of its launches, and the guard judges a
-# configuration after at most 66 more; a kernel launched once an iteration is settled well within these.
-STEADY = 200
+# signature with K candidates after at most 1 + 4 (K + 1) + 40 of its launches, with a second round
+# of K' more 4 (K' + 2) + 48 more (about 250 for a Triton kernel's 18 and 18), and the guard judges a
+# configuration after at most 66 more; a kernel launched once an iteration is settled within these.
+STEADY = 400
 
 
 def skip(reason):
