@@ -132,6 +132,10 @@ check "  and the choice stays, 16 launches later" grep -q \
     "kernel copy: .* tuned online over 77 launches: cache=l1 maxrreg=32 150.00 us against 250.00 us, 1.67x" \
     "$TMP/round.log"
 is "$(grep -c 'a second round' "$TMP/round.log")" 1 "  one second round, no third"
+check "  the variants of the four candidates not chosen are unloaded once their launches are read" grep -q \
+    "kernel copy: .*: online, the variants of 4 candidates not chosen unloaded" "$TMP/round.log"
+check "  the chosen one's is kept: the guard runs it" grep -q \
+    "'cache=l1 maxrreg=32' is 1.67x as fast as the original .*; kept" "$TMP/round.log"
 is "$(grep ' warn: \| error: ' "$TMP/round.log")" "" "  without a synchronization or a copy of the shim's own"
 
 out=$(FAKECUDA_FAIL=$NOSYNC,cuModuleLoadData FAKECUDA_MODULE_APP_MS=0.2 online_copies online varfail varfail)

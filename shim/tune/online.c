@@ -674,6 +674,25 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Once every turn is read, every launch of the candidates has ended: the
+ * variants of those not chosen are unloaded, in the context they were
+ * loaded in, current at the signature's launches.  A trial that broke may
+ * have launches unread, and keeps them. */
+static void unload_others(struct gt_online *o, const char *signature)
+{
+    int n = 0;
+    for (int i = 1; !o->broken && i < o->narms; i++)
+        if (o->arms[i].v) {
+            gt_variant_unload(o->arms[i].v);
+            free(o->arms[i].v);
+            o->arms[i].v = NULL;
+            n++;
+        }
+    if (n)
+        gt_debug("kernel %s: launch %s: online, the variants of %d candidates not chosen unloaded", o->p->shown,
+                 signature, n);
+}
+
 int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                      const char *signature, CUresult *r)
 {
@@ -692,6 +711,7 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
         } else if (o->read == o->issued || o->broken || o->narms == 1) {
             o->decided = 1;
             decide(o, p, signature);
+            unload_others(o, signature);
         }
     }
     pthread_mutex_unlock(&O.lock);
