@@ -106,6 +106,8 @@ check "  both together are tried in a second stage and kept" grep -q \
 check "  then checked by the guard" grep -q "'cache=l1 maxrreg=32' is 1.67x as fast as the original .*; kept" \
     "$TMP/both.log"
 is "$(grep ' warn: \| error: ' "$TMP/both.log")" "" "  without a synchronization or a copy of the shim's own"
+is "$(grep -c "online, second stage: 'cache=l1 maxrreg=32' 150.00 us (median of 8)" "$TMP/both.log")" 1 \
+    "  its median listed once at debug, though no second round follows (none of its neighbours is new)"
 out=$(two_knobs 0.26 worse)
 check "where together they are slower, the faster alone is kept" grep -q \
     "kernel copy: .* tuned online over 45 launches: cache=default maxrreg=32 200.00 us against 250.00 us, 1.25x" "$TMP/worse.log"

@@ -592,12 +592,13 @@ static int start_round(struct gt_online *o, struct gt_plan *p, const struct gt_c
     int best = fastest_arm(o), first = o->narms;
     if (o->ref || !best)
         return -1;
-    if (o->final)
-        say_stage(o, signature);
     struct gt_plan_launch env;
     o->ref = best;
-    if (add_neighbours(o, p, best, gt_plan_launch_env(p, c, &env)) != 0 || o->narms == first ||
-        schedule_first(o, best, first) != 0)
+    if (add_neighbours(o, p, best, gt_plan_launch_env(p, c, &env)) != 0 || o->narms == first)
+        return -1; /* decided on this stage, which decide() lists */
+    if (o->final)
+        say_stage(o, signature);
+    if (schedule_first(o, best, first) != 0)
         return -1;
     o->final = 0;
     for (int i = first; i < o->narms; i++)
