@@ -562,8 +562,9 @@ static int start_final(struct gt_online *o, struct gt_plan *p, const struct gt_c
 {
     say_stage(o, signature);
     int arms[SHORTLIST + 3] = {0};
-    int n = 1 + (o->ref != 0), first = o->narms;
-    arms[1] = o->ref;
+    int n = 1, first = o->narms;
+    if (o->ref)
+        arms[n++] = o->ref;
     int found = shortlist(o, arms + n);
     n += found;
     uint32_t *cfg = found ? gt_calloc(p->space->ndims + 1, sizeof *cfg) : NULL;
@@ -682,7 +683,9 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
 static void unload_others(struct gt_online *o, const char *signature)
 {
     int n = 0;
-    for (int i = 1; !o->broken && i < o->narms; i++)
+    if (o->broken)
+        return;
+    for (int i = 1; i < o->narms; i++)
         if (o->arms[i].v) {
             gt_variant_unload(o->arms[i].v);
             free(o->arms[i].v);
