@@ -66,12 +66,15 @@ is "$(nodes 'scale carveout=50')" "scale kernel 16x256;scale kernel 16x256; node
     "  a carve-out has no place in a node: the application's kernel"
 
 # minirt --graph (copy captured into a graph that alone runs it) in mode
-# $1 with the cache of suffix $2, logged in $TMP/$3.log: which functions the
-# driver's nodes got, and what the log says of graphs.
+# $1 with the cache of suffix $2, logged in $TMP/$3.log, with minirt's
+# further arguments after: which functions the driver's nodes got, and what
+# the log says of graphs.
 graph() {
     rm -f "$TMP/nodes"
-    out=$(FAKECUDA_NODES="$TMP/nodes" GPUTUNE_MODE=$1 GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$3.log" \
-        GPUTUNE_CACHE_DIR="$TMP/graph$2" shim "$H/minirt" --graph)
+    mode=$1 suffix=$2 log=$3
+    shift 3
+    out=$(FAKECUDA_NODES="$TMP/nodes" GPUTUNE_MODE=$mode GPUTUNE_LOG=debug GPUTUNE_LOG_FILE="$TMP/$log.log" \
+        GPUTUNE_CACHE_DIR="$TMP/graph$suffix" shim "$H/minirt" --graph "$@")
     [ "$out" = "minirt: done" ] || echo "minirt: $out"
     sort -u "$TMP/nodes" 2>/dev/null | tr '\n' ';'
 }
@@ -136,10 +139,42 @@ done
 rm -rf "$TMP/graph9"
 cp -r "$TMP/graph1" "$TMP/graph9"
 sed -i '/^guard = /d' "$TMP"/graph9/*.ini
-is "$(FAKECUDA_FAIL=cuStreamSynchronize,cuStreamSynchronize_ptsz,cuEventSynchronize,cuMemcpyDtoDAsync_v2,cuMemcpyDtoD_v2 graph online 9 gonline)" \
+NOSYNC=cuStreamSynchronize,cuStreamSynchronize_ptsz,cuEventSynchronize,cuMemcpyDtoDAsync_v2,cuMemcpyDtoD_v2
+is "$(FAKECUDA_FAIL=$NOSYNC graph online 9 gonline)" \
     "copy function 8x256;copy module 8x256;" "online mode judges it on the replays the same way"
 check "  without a session (the synchronizing calls fail here, and nothing says so)" sh -c \
     "grep -q 'its replays take 200.00 us against 250.00 us .*kept' '$TMP/gonline.log' && ! grep -q ' warn: \| error: \|tuned in' '$TMP/gonline.log'"
+
+# Online mode, a kernel launched only in a graph: at each replay from the
+# second its candidates take turns in a node of a clone of the graph (the
+# replays 2 ms apart, so that the variants' builds end while they run),
+# each replay timed whole; then the choice is judged on the replays.
+rm -rf "$TMP/graph12"
+is "$(FAKECUDA_FAIL=$NOSYNC graph online 12 gonl --copies 100 --pace 2)" "copy function 8x256;copy module 8x256;" \
+    "online mode: a kernel launched only in a graph is tuned on the replays, its choice put in the graph"
+check "  its candidates took turns, one per replay, and the fastest was chosen" grep -q \
+    "kernel copy: launch grid=8,1,1 block=256,1,1 smem=0 tuned online over 37 launches: maxrreg=32 200.00 us against 250.00 us, 1.25x" \
+    "$TMP/gonl.log"
+check "  then judged on the replays and kept" grep -q \
+    "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us .*1.25x; kept" \
+    "$TMP/gonl.log"
+check "  with no session, no synchronization (those calls fail here), nothing at warn" sh -c \
+    "! grep -q ' warn: \| error: \|tuned in' '$TMP/gonl.log'"
+is "$(grep -h '^strategy = \|^guard = ' "$TMP"/graph12/*.ini | tr '\n' ';')" "strategy = online;guard = kept 1.250;" \
+    "  both go to the cache file"
+is "$(graph run 12 gonlrun)" "copy module 8x256;" "  and the next run puts the variant into the graph at instantiation"
+printf '[kernel "copy"]\ncache = default, l1\n' >"$TMP/copyl1.ini"
+rm -rf "$TMP/graph13"
+is "$(GPUTUNE_POLICY="$TMP/copyl1.ini" graph online 13 gonll1 --copies 60 --pace 1)" \
+    "copy function 8x256;copy module 8x256;" \
+    "online mode, a launch-time knob: the node holds a copy of the image with the knob set on its function"
+check "  tried and chosen on the replays" grep -q "tuned online over .* launches: cache=l1 200.00 us against 250.00 us" \
+    "$TMP/gonll1.log"
+rm -rf "$TMP/graph14"
+FAKECUDA_FAIL=cuGraphExecUpdate_v2 graph online 14 gonlfail --copies 60 --pace 1 >/dev/null
+check "online mode, cuGraphExecUpdate failing: nothing is chosen, nothing said above debug" sh -c \
+    "! grep -q 'tuned online\|its replays take\| warn: \| error: ' '$TMP/gonlfail.log'"
+is "$(grep -h '^config = ' "$TMP"/graph14/*.ini 2>/dev/null)" "" "  and no configuration is written"
 
 is "$(FAKECUDA_MODULE_APP_MS=0.3 graph tune 2 gslow)" "copy function 8x256;copy module 8x256;" \
     "where the winner of the trials makes the replays slower"
@@ -168,25 +203,30 @@ for f in cuGraphClone cuGraphExecUpdate_v2 cuGraphGetNodes; do
 done
 
 # Every driver call of a graph's tuning failing in turn (every k-th,
-# GT_FAULT_STEP=1 for each): the application ends as it would on that
-# error, never by a signal or a hang, with at most one message.
-rm -rf "$TMP/graph6"
-FAKECUDA_COUNT="$TMP/count" graph tune 6 gcount >/dev/null
-total=$(cut -d' ' -f1 "$TMP/count")
-step=${GT_FAULT_STEP:-$(((total + 99) / 100))}
-: >"$TMP/wrong"
-for n in $(seq 1 "$step" "$total"); do
-    rm -rf "$TMP/graph7" "$TMP/gfault.log"
-    out=$(FAKECUDA_FAIL_AFTER=$n GPUTUNE_MODE=tune GPUTUNE_LOG=warn GPUTUNE_LOG_FILE="$TMP/gfault.log" \
-        GPUTUNE_CACHE_DIR="$TMP/graph7" timeout 60 env LD_PRELOAD="$GT_PRELOAD" "$H/minirt" --graph 2>&1)
-    rc=$?
-    msgs=$(grep -c ' \(warn\|error\): ' "$TMP/gfault.log" 2>/dev/null)
-    case $rc in
-    0 | 4) [ "${msgs:-0}" -le 1 ] || echo "call $n failing: $msgs messages" >>"$TMP/wrong" ;;
-    *) echo "call $n failing: exit status $rc: $out" >>"$TMP/wrong" ;;
-    esac
+# GT_FAULT_STEP=1 for each), in tune mode and in online mode: the
+# application ends as it would on that error, never by a signal or a hang,
+# with at most one message.
+for mode in tune online; do
+    args=
+    [ $mode = online ] && args="--copies 60 --pace 1"
+    rm -rf "$TMP/graph6"
+    FAKECUDA_COUNT="$TMP/count" graph $mode 6 gcount $args >/dev/null
+    total=$(cut -d' ' -f1 "$TMP/count")
+    step=${GT_FAULT_STEP:-$(((total + 99) / 100))}
+    : >"$TMP/wrong"
+    for n in $(seq 1 "$step" "$total"); do
+        rm -rf "$TMP/graph7" "$TMP/gfault.log"
+        out=$(FAKECUDA_FAIL_AFTER=$n GPUTUNE_MODE=$mode GPUTUNE_LOG=warn GPUTUNE_LOG_FILE="$TMP/gfault.log" \
+            GPUTUNE_CACHE_DIR="$TMP/graph7" timeout 60 env LD_PRELOAD="$GT_PRELOAD" "$H/minirt" --graph $args 2>&1)
+        rc=$?
+        msgs=$(grep -c ' \(warn\|error\): ' "$TMP/gfault.log" 2>/dev/null)
+        case $rc in
+        0 | 4) [ "${msgs:-0}" -le 1 ] || echo "call $n failing: $msgs messages" >>"$TMP/wrong" ;;
+        *) echo "call $n failing: exit status $rc: $out" >>"$TMP/wrong" ;;
+        esac
+    done
+    check "$mode mode: a graph's tuning makes driver calls ($total)" test "$total" -gt 100
+    is "$(head -3 "$TMP/wrong")" "" "  each failing in turn (1 in $step): no signal, no hang, at most one message"
 done
-check "a graph's tuning makes driver calls ($total)" test "$total" -gt 100
-is "$(head -3 "$TMP/wrong")" "" "  each failing in turn (1 in $step): no signal, no hang, at most one message"
 
 done_testing

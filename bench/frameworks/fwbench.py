@@ -49,6 +49,10 @@ VERSIONS = {"python": platform.python_version()}
 # of K' more 4 (K' + 2) + 48 more (about 250 for a Triton kernel's 18 and 18), and the guard judges a
 # configuration after at most 66 more; a kernel launched once an iteration is settled within these.
 STEADY = 400
+# Where every kernel runs in graphs (the *_graphs workloads), online mode tries one kernel node of a
+# graph at a time, each replay a turn of that node's signature (some 250 replays for each node), once
+# the variants of every node are built (about 5 s for triton_graphs' four Triton kernels on 16 threads).
+GRAPH_STEADY = 20000
 
 
 def skip(reason):

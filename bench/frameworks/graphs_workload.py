@@ -42,4 +42,4 @@ def build():
     return step, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, groups=20, per_group=100)
+fwbench.run(OUT, build, groups=20, per_group=100, warmup=fwbench.GRAPH_STEADY)

@@ -33,4 +33,4 @@ def build():
     return graph.replay, torch.cuda.synchronize, outputs
 
 
-fwbench.run(OUT, build, groups=15, per_group=100)
+fwbench.run(OUT, build, groups=15, per_group=100, warmup=fwbench.GRAPH_STEADY)

@@ -590,11 +590,13 @@ static int node_call(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thre
     return gt_plan_signature(n->p, &n->c, &n->sig, n->signature, sizeof n->signature);
 }
 
-/* Not tuned yet, and tune mode would tune it (retune mode too; online mode
- * runs no session). */
-static int untuned(struct gt_node *n)
+/* Not tuned yet, and this mode tunes it: by a session (tune and retune
+ * mode) or, with `online`, on the graph's replays (online mode).  Caller
+ * holds the plan's lock. */
+static int untuned(struct gt_node *n, int online)
 {
-    return gt_session_mode() && n->p->tune && !gt_plan_find(n->p, n->sig) && !gt_plan_is_done(n->p, n->sig);
+    return (online ? gt.mode == GT_MODE_ONLINE : gt_session_mode()) && n->p->tune && !gt_plan_find(n->p, n->sig) &&
+           !gt_plan_is_done(n->p, n->sig);
 }
 
 int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in)
@@ -604,7 +606,7 @@ int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in)
         return 0;
     pthread_mutex_lock(&n.p->lock);
     struct gt_choice *ch = gt_plan_find(n.p, n.sig);
-    int yes = untuned(&n) ||
+    int yes = untuned(&n, 0) || untuned(&n, 1) ||
               (ch && gt_plan_runs(ch) && !gt_plan_settled(ch));
     pthread_mutex_unlock(&n.p->lock);
     return yes;
@@ -616,7 +618,7 @@ int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_th
     if (node_call(in, s, per_thread, &n) != 0 || atomic_load(&gt.track.captures) != 0)
         return 0;
     pthread_mutex_lock(&n.p->lock);
-    int first = untuned(&n);
+    int first = untuned(&n, 0);
     if (first)
         gt_plan_mark_done(n.p, n.sig);
     pthread_mutex_unlock(&n.p->lock);
@@ -625,6 +627,18 @@ int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_th
     gt_direct_restore(n.hd);
     gt_session_tune(n.p, n.hd, &n.c, n.sig, n.signature, NULL);
     return 1;
+}
+
+int gt_apply_online_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread,
+                         const struct gt_online_graph *gr, CUresult *r)
+{
+    struct gt_node n;
+    if (node_call(in, s, per_thread, &n) != 0 || atomic_load(&gt.track.captures) != 0)
+        return -1;
+    pthread_mutex_lock(&n.p->lock);
+    int open = untuned(&n, 1);
+    pthread_mutex_unlock(&n.p->lock);
+    return open ? gt_online_node(n.p, n.hd, &n.c, n.sig, n.signature, gr, r) : -1;
 }
 
 /* What the kernel node `in` gets: *out is `in` with the configuration its

@@ -5,6 +5,7 @@
 #include "call.h"
 #include "registry.h"
 
+#include "online.h"
 #include "plan.h"
 
 /* A kernel node of a graph, seen as a launch (apply.c: node_call). */
@@ -30,6 +31,11 @@ int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in);
  * been: a session on stream s that launches nothing of the application's.
  * Returns 1 when one ran. */
 int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread);
+/* A replay of a kernel node's graph in online mode, with a turn of its
+ * signature's trial in the node (online.c: gt_online_node, which says what
+ * it returns); -1 when its signature is not tuned online. */
+int gt_apply_online_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread,
+                         const struct gt_online_graph *gr, CUresult *r);
 void gt_apply_exit(void);
 /* The guards still judging read what their launches left done, without
  * waiting, and give the verdicts that brings (gt_apply_collect); at the

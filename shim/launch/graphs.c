@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum step { WAITING, CHECKING, DONE };
+enum step { WAITING, ONLINE, CHECKING, DONE };
 
 struct gt_graph {
     CUgraphExec exec;
@@ -52,6 +52,13 @@ struct gt_graph {
     struct gt_guard guard;   /* over whole replays: the tuned clone against the built one */
     struct gt_node *chosen;  /* the nodes given a winner */
     int nchosen;
+    /* online mode: a clone whose node `at` holds each turn's function */
+    CUgraph trial;
+    CUgraphNode *nodes;              /* its kernel nodes, */
+    CUDA_KERNEL_NODE_PARAMS *base;   /* their parameters with the settled configurations */
+    size_t nnodes, at;
+    CUfunction held;                 /* what node `at` holds in the executable graph (NULL: its base) */
+    int holding;                     /* the executable graph holds the trial clone as it is */
     struct gt_graph *next;
 };
 
@@ -85,6 +92,10 @@ static void graph_free(struct gt_graph *x)
         gt.drv.cuGraphDestroy(x->built);
     if (x->tuned)
         gt.drv.cuGraphDestroy(x->tuned);
+    if (x->trial)
+        gt.drv.cuGraphDestroy(x->trial);
+    free(x->nodes);
+    free(x->base);
     gt_guard_free(&x->guard);
     free(x->chosen);
     free(x);
@@ -260,19 +271,122 @@ static void count_tuned(struct gt_graph *x)
     }
 }
 
+/* Step 3 done: the replays check the winners from now on, or there are none. */
+static enum step to_check(struct gt_graph *x, CUstream s, int per_thread)
+{
+    if (!tune_nodes(x, s, per_thread))
+        return DONE;
+    gt_apply_watch_exit();
+    return CHECKING;
+}
+
+/* ---- online mode: the nodes' candidates take turns on the replays ----
+ *
+ * In online mode step 3 is no session: the kernel nodes whose signatures
+ * are still to be tuned take turns, one node at a time, in a third clone
+ * (the trial clone, with the settled configurations): at each replay the
+ * node holds the function of its next candidate (online.c picks it), the
+ * executable graph is updated to the clone, and the replay is timed whole
+ * with events on the application's stream.  Nothing synchronizes.  When
+ * every such node is decided, step 3 goes on as in tune mode, the winners
+ * judged on the replays (step 4). */
+
+struct turn {
+    struct gt_graph *x;
+    CUstream s;
+    int per_thread;
+};
+
+/* The executable graph holds the trial clone with node `at` holding fn
+ * (NULL: its base) from the next replay on. */
+static int hold(void *arg, CUfunction fn)
+{
+    struct gt_graph *x = ((struct turn *)arg)->x;
+    if (x->holding && fn == x->held)
+        return 0;
+    CUDA_KERNEL_NODE_PARAMS q = x->base[x->at];
+    if (fn) {
+        q.func = fn;
+        q.kern = NULL;
+        q.ctx = NULL;
+    }
+    CUgraphExecUpdateResultInfo info;
+    x->holding = 0;
+    if (gt.drv.cuGraphKernelNodeSetParams_v2(x->nodes[x->at], &q) != CUDA_SUCCESS)
+        return -1;
+    x->held = fn;
+    CUresult r = gt.drv.cuGraphExecUpdate_v2(x->exec, x->trial, &info);
+    if (r != CUDA_SUCCESS) {
+        gt_debug("a graph cannot be updated to its kernels under trial (%s, result %d)", gt_cu_error(r),
+                 (int)info.result);
+        return -1;
+    }
+    x->holding = 1;
+    x->showing = -1;
+    return 0;
+}
+
+static CUresult replay(void *arg)
+{
+    struct turn *t = arg;
+    return gt_graphs_replay(t->x->exec, t->s, t->per_thread);
+}
+
+/* The trial clone and its kernel nodes, the settled configurations in
+ * them, and the trials of the nodes' signatures, their builds started.
+ * Returns 0, or -1 when it cannot be made. */
+static int start_online(struct gt_graph *x, CUstream s, int per_thread)
+{
+    CUresult r;
+    CUDA_KERNEL_NODE_PARAMS q;
+    if (gt.drv.cuGraphClone(&x->trial, x->tuned) != CUDA_SUCCESS || !(x->nodes = kernel_nodes(x->trial, &x->nnodes)))
+        return -1;
+    if (!(x->base = gt_calloc(x->nnodes, sizeof *x->base)))
+        return -1;
+    for (size_t i = 0; i < x->nnodes; i++) {
+        if (gt.drv.cuGraphKernelNodeGetParams_v2(x->nodes[i], &x->base[i]) != CUDA_SUCCESS)
+            return -1;
+        if (gt_apply_node(&x->base[i], &q, GT_NODE_SETTLED_COPY, NULL) &&
+            gt.drv.cuGraphKernelNodeSetParams_v2(x->nodes[i], &q) == CUDA_SUCCESS)
+            x->base[i] = q;
+    }
+    for (size_t i = 0; i < x->nnodes; i++)
+        gt_apply_online_node(&x->base[i], s, per_thread, NULL, &r);
+    gt_apply_watch_exit(); /* the last turns are read at exit */
+    return 0;
+}
+
+/* One replay in step 3 of online mode: a turn of the first node still to
+ * be decided, or the replay as it is while none is to run.  Once every
+ * node is decided, the trial clone goes and step 4 starts. */
+static CUresult online_turn(struct gt_graph *x, CUstream s, int per_thread)
+{
+    struct turn t = {x, s, per_thread};
+    struct gt_online_graph gr = {.hold = hold, .replay = replay, .arg = &t};
+    CUresult r;
+    for (; x->at < x->nnodes; x->at++, x->holding = 0, x->held = NULL) {
+        int st = gt_apply_online_node(&x->base[x->at], s, per_thread, &gr, &r);
+        if (st >= 0)
+            return st ? r : gt_graphs_replay(x->exec, s, per_thread);
+    }
+    gt.drv.cuGraphDestroy(x->trial);
+    x->trial = NULL;
+    x->step = to_check(x, s, per_thread);
+    return x->step == CHECKING ? checked(x, s, per_thread) : gt_graphs_replay(x->exec, s, per_thread);
+}
+
 CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
 {
     int mine;
     struct gt_graph *x = claim(exec, &mine);
     if (x && mine)
         x->launches++;
-    if (x && mine && x->step == WAITING && x->launches >= 2 && !atomic_load(&gt.track.captures)) {
-        x->step = tune_nodes(x, s, per_thread) ? CHECKING : DONE;
-        if (x->step == CHECKING)
-            gt_apply_watch_exit();
-    }
-    int check = x && mine && x->step == CHECKING && !atomic_load(&gt.track.captures);
-    CUresult r = check ? checked(x, s, per_thread) : gt_graphs_replay(exec, s, per_thread);
+    int quiet = x && mine && !atomic_load(&gt.track.captures);
+    if (quiet && x->step == WAITING && x->launches >= 2)
+        x->step = gt.mode == GT_MODE_ONLINE && start_online(x, s, per_thread) == 0 ? ONLINE : to_check(x, s, per_thread);
+    CUresult r = quiet && x->step == ONLINE     ? online_turn(x, s, per_thread)
+                 : quiet && x->step == CHECKING ? checked(x, s, per_thread)
+                                                : gt_graphs_replay(exec, s, per_thread);
     if (x && x->step == DONE && r == CUDA_SUCCESS)
         count_tuned(x);
     if (mine)

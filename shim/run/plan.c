@@ -543,9 +543,10 @@ void gt_plan_store_error(const struct gt_jit_job *built)
 }
 
 /* The original image loaded again, its function with the knobs set on it:
- * what a graph node runs for launch-time knobs (gt_plan_node_function). */
-static int load_copy(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
-                     struct gt_variant *v, char *err, size_t errlen)
+ * what a graph node runs for launch-time knobs (gt_plan_node_function, and
+ * online mode's turns on a graph's replays). */
+int gt_plan_load_copy(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
+                      struct gt_variant *v, char *err, size_t errlen)
 {
     size_t size = 0;
     const unsigned char *code = hd->kernel->image ? gt_image_code(hd->kernel->image, &size) : NULL;
@@ -564,7 +565,7 @@ static int load_choice(struct gt_plan *p, struct gt_choice *ch, const struct gt_
     struct gt_variant_job vj;
     struct gt_key key;
     if (!ch->rebuild)
-        return load_copy(p, hd, &ch->knobs, v, err, errlen);
+        return gt_plan_load_copy(p, hd, &ch->knobs, v, err, errlen);
     memset(&vj, 0, sizeof vj);
     gt_plan_builder_open();
     /* A configuration from the cache: its cubin is in the store, nothing to compile. */

@@ -99,6 +99,8 @@ int gt_plan_job(struct gt_plan *p, const uint32_t *cfg, const unsigned block[3],
                 struct gt_variant_job *vj);
 int gt_plan_load(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
                  const struct gt_jit_job *built, struct gt_variant *v, char *err, size_t errlen);
+int gt_plan_load_copy(struct gt_plan *p, const struct gt_handle *hd, const struct gt_knobs *knobs,
+                      struct gt_variant *v, char *err, size_t errlen);
 /* Says once a process that the store could not keep a build's cubin. */
 void gt_plan_store_error(const struct gt_jit_job *built);
 void gt_plan_knobs(const struct gt_plan *p, const uint32_t *cfg, struct gt_knobs *knobs, int *rebuild);

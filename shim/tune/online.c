@@ -102,6 +102,7 @@ struct gt_online {
     int ref;       /* the arm the stages' candidates are one knob from: the original, then the first round's choice */
     int decided;
     int torn;      /* its context was torn down while it was on */
+    int graph;     /* its turns run on a graph's replays (gt_online_node), its times whole replays' */
     struct gt_online *next; /* in O.all */
 };
 
@@ -428,19 +429,34 @@ static void pass_hopeless(struct gt_online *o)
         o->issued++;
 }
 
+/* The next turn's slot, its start recorded on the launch's stream when
+ * it is timed. */
+static struct slot *turn_begin(struct gt_online *o, const struct gt_call *c)
+{
+    struct slot *s = &o->slots[o->issued++];
+    if (s->timed && (gt.drv.cuEventCreate(&s->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+                     gt.drv.cuEventCreate(&s->ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS)) {
+        release(s);
+        o->broken = 1;
+    }
+    if (s->ev[0])
+        (gt_call_per_thread(c) ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[0], c->s);
+    return s;
+}
+
+static void turn_end(struct gt_online *o, struct slot *s, const struct gt_call *c, CUresult r)
+{
+    if (s->ev[1])
+        (gt_call_per_thread(c) ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[1], c->s);
+    o->launched++;
+    if (r != CUDA_SUCCESS) /* the application's own error: its times mean nothing */
+        o->broken = 1;
+}
+
 /* The next launch, with the configuration its slot names. */
 static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct gt_call *c)
 {
-    struct slot *s = &o->slots[o->issued++];
-    int per_thread = gt_call_per_thread(c), timed = s->timed;
-    if (timed && (gt.drv.cuEventCreate(&s->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
-                  gt.drv.cuEventCreate(&s->ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS)) {
-        release(s);
-        o->broken = 1;
-        timed = 0;
-    }
-    if (timed)
-        (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[0], c->s);
+    struct slot *s = turn_begin(o, c);
     CUresult r;
     if (s->arm == 0) {
         gt_direct_restore(hd);
@@ -450,17 +466,67 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
     } else {
         r = gt_direct_launch(hd, c, &o->arms[s->arm].knobs, &c->g);
     }
-    if (timed)
-        (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[1], c->s);
-    o->launched++;
-    if (r != CUDA_SUCCESS) /* the application's own error: its times mean nothing */
-        o->broken = 1;
-    else
+    turn_end(o, s, c, r);
+    if (r == CUDA_SUCCESS)
         gt_reg_note_launch(hd, &c->g, c->entry, s->arm ? GT_LAUNCH_APPLIED : 0);
     return r;
 }
 
-/* The winning arm's variant becomes the choice's, loaded already. */
+/* The next replay of the graph, the node holding the function of the
+ * configuration its slot names. */
+static CUresult run_node_slot(struct gt_online *o, const struct gt_call *c, const struct gt_online_graph *gr)
+{
+    const struct arm *a = &o->arms[o->slots[o->issued].arm];
+    if ((a != o->arms && !a->v) || gr->hold(gr->arg, a == o->arms ? NULL : a->v->fn) != 0) {
+        o->broken = 1; /* the replay would not run what the slot names */
+        return gr->replay(gr->arg);
+    }
+    struct slot *s = turn_begin(o, c);
+    CUresult r = gr->replay(gr->arg);
+    turn_end(o, s, c, r);
+    return r;
+}
+
+/* On a graph's replays every candidate is a function a node can hold: a
+ * variant, or for launch-time knobs a copy of the original image with the
+ * knobs set on its function (a node's parameters have no place for them).
+ * Loads the copies the arms lack; an arm whose variant has module
+ * variables to copy at each launch gives its turns back, since a node has
+ * no stream for the copies. */
+static void node_arms(struct gt_online *o, struct gt_plan *p, const struct gt_handle *hd)
+{
+    char err[1024] = "out of memory", shown[GT_SPACE_TEXT_MAX];
+    for (int i = 1; i < o->narms; i++) {
+        struct arm *a = &o->arms[i];
+        if (a->hopeless || a->building || a->rebuild || a->v)
+            continue;
+        struct gt_variant *v = gt_calloc(1, sizeof *v);
+        pthread_mutex_lock(&p->lock);
+        int rc = v ? gt_plan_load_copy(p, hd, &a->knobs, v, err, sizeof err) : -1;
+        pthread_mutex_unlock(&p->lock);
+        if (rc == 0) {
+            a->v = v;
+            continue;
+        }
+        free(v);
+        a->hopeless = 1;
+        gt_debug("kernel %s: online, '%s' cannot be tried in a graph: %s", p->shown,
+                 shown_config(o, a, shown, sizeof shown), err);
+    }
+    for (int i = 1; i < o->narms; i++) {
+        struct arm *a = &o->arms[i];
+        if (!a->hopeless && a->v && a->v->nvars) {
+            a->hopeless = 1;
+            gt_debug("kernel %s: online, '%s' cannot be tried in a graph: its module has %d variables to copy at "
+                     "each launch, and a node has no stream for them", p->shown,
+                     shown_config(o, a, shown, sizeof shown), a->v->nvars);
+        }
+    }
+}
+
+/* The winning arm's variant becomes the choice's, loaded already: for
+ * launch-time knobs tried in a graph, the copy its nodes hold (direct
+ * launches run the application's own function with them). */
 static void adopt_variant(struct gt_choice *ch, struct arm *a)
 {
     if (!a->v || ch->variants)
@@ -697,30 +763,88 @@ static void unload_others(struct gt_online *o, const char *signature)
                  signature, n);
 }
 
+enum step { TURN, NO_TURN, DECIDED };
+
+/* The trial moved on as far as it can now: the variants whose builds
+ * ended loaded, the turns done read, the next stage started or the
+ * signature decided.  Returns TURN when the slot o->issued is to run now.
+ * On a graph's replays (gr), the node holds its own function again before
+ * the signature is decided, since the losers' variants are unloaded. */
+static enum step advance(struct gt_online *o, struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c,
+                         const char *signature, const struct gt_online_graph *gr)
+{
+    if (o->decided)
+        return DECIDED;
+    if (!builds_ended(o, p, hd, c))
+        return NO_TURN;
+    if (gr)
+        node_arms(o, p, hd);
+    read_done(o);
+    pass_hopeless(o);
+    if (o->issued < o->nslots && !o->broken && o->narms > 1)
+        return TURN;
+    if (o->read == o->issued && !o->broken && o->narms > 1 && !gt_alloc_failures() &&
+        next_stage(o, p, c, signature) == 0)
+        return NO_TURN; /* its turns start at the next launch */
+    if (o->read < o->issued && !o->broken && o->narms > 1)
+        return NO_TURN;
+    if (gr && gr->hold(gr->arg, NULL) != 0)
+        o->broken = 1;
+    o->decided = 1;
+    decide(o, p, signature);
+    unload_others(o, signature);
+    return DECIDED;
+}
+
 int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                      const char *signature, CUresult *r)
 {
     int ran = 0;
     pthread_mutex_lock(&O.lock);
     struct gt_online *o = online_of(p, c, sig, signature);
-    if (o && !o->decided && builds_ended(o, p, hd, c)) {
-        read_done(o);
-        pass_hopeless(o);
-        if (o->issued < o->nslots && !o->broken && o->narms > 1) {
-            *r = run_slot(o, hd, c);
-            ran = 1;
-        } else if (o->read == o->issued && !o->broken && o->narms > 1 && !gt_alloc_failures() &&
-                   next_stage(o, p, c, signature) == 0) {
-            /* its turns start at the next launch; this one runs the original */
-        } else if (o->read == o->issued || o->broken || o->narms == 1) {
-            o->decided = 1;
-            decide(o, p, signature);
-            unload_others(o, signature);
-        }
+    if (o && !o->graph && advance(o, p, hd, c, signature, NULL) == TURN) {
+        *r = run_slot(o, hd, c);
+        ran = 1;
     }
     pthread_mutex_unlock(&O.lock);
     if (!ran)
         gt_direct_restore(hd);
+    return ran;
+}
+
+/* A trial begun on direct launches goes on on a graph's replays (a
+ * framework launches a kernel a few times, then captures it): its stage
+ * starts over, since a whole replay's time and a launch's do not compare.
+ * Returns 0 once it has, -1 while turns of the stage are unread. */
+static int to_graph(struct gt_online *o)
+{
+    read_done(o);
+    if (o->read < o->issued && !o->broken)
+        return -1;
+    for (int i = 0; i < o->nslots; i++)
+        release(&o->slots[i]);
+    o->issued = o->read = 0;
+    for (int i = 0; i < o->narms; i++)
+        o->arms[i].n = 0;
+    o->graph = 1;
+    return 0;
+}
+
+int gt_online_node(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
+                   const char *signature, const struct gt_online_graph *gr, CUresult *r)
+{
+    int ran = 0;
+    pthread_mutex_lock(&O.lock);
+    struct gt_online *o = online_of(p, c, sig, signature);
+    if (!o || o->decided) {
+        ran = -1;
+    } else if (gr && (o->graph || to_graph(o) == 0)) {
+        enum step st = advance(o, p, hd, c, signature, gr);
+        if (st == TURN)
+            *r = run_node_slot(o, c, gr);
+        ran = st == TURN ? 1 : st == DECIDED ? -1 : 0;
+    }
+    pthread_mutex_unlock(&O.lock);
     return ran;
 }
 

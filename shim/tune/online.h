@@ -16,6 +16,26 @@ struct gt_call;
 int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                      const char *signature, CUresult *r);
 
+/* How a graph that holds a signature's kernel in a node runs one of its
+ * turns (launch/graphs.c): hold makes the node hold fn from the next
+ * replay on (NULL: the node's own function), returning 0 or -1; replay
+ * replays the graph once. */
+struct gt_online_graph {
+    int (*hold)(void *arg, CUfunction fn);
+    CUresult (*replay)(void *arg);
+    void *arg;
+};
+
+/* A replay of a graph with a kernel node of a signature not tuned yet in
+ * online mode: one of its candidates in that node, the whole replay timed.
+ * Returns 1 with the replay's result in *r when it replayed the graph, 0
+ * when the caller must replay it as it is, -1 when the signature is not
+ * tuned online, or no longer.  With gr NULL it only makes the signature's
+ * trial, its builds started, and replays nothing: a graph's nodes take
+ * turns one after another, and their builds run meanwhile. */
+int gt_online_node(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
+                   const char *signature, const struct gt_online_graph *gr, CUresult *r);
+
 /* At exit and before a context goes: decides the trials whose launches are all done (see online.c). */
 void gt_online_collect(void);
 

@@ -23,6 +23,8 @@
  *                                   graph (never launched directly), instantiate
  *                                   it, destroy the graph (as PyTorch does) and
  *                                   launch the executable graph 40 times
+ *                                   (N times with --copies N, MS
+ *                                   milliseconds apart with --pace MS)
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -375,7 +377,7 @@ static int run_copies(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
 
 /* --graph: copy captured into a graph, which alone runs it; with
  * suspend_every, as --copies. */
-static int run_graph(int suspend_every, CUdeviceptr x, CUdeviceptr y)
+static int run_graph(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
 {
     CUgraph g;
     CUgraphExec e;
@@ -387,13 +389,16 @@ static int run_graph(int suspend_every, CUdeviceptr x, CUdeviceptr y)
     check("cuStreamEndCapture", cu.streamEndCapture(NULL, &g));
     check("cuGraphInstantiate", cu.graphInstantiate(&e, g, 0));
     check("cuGraphDestroy", cu.graphDestroy(g));
-    for (int i = 0; i < 40; i++) {
-        suspend_turn(i, suspend_every, &suspended);
+    for (int i = 0; i < (o->n ? o->n : 40); i++) {
+        suspend_turn(i, o->suspend_every, &suspended);
         check("cuGraphLaunch", cu.graphLaunch(e, NULL));
+        if (o->pace_ms > 0)
+            nanosleep(&(struct timespec){.tv_sec = o->pace_ms / 1000, .tv_nsec = o->pace_ms % 1000 * 1000000L},
+                      NULL);
     }
     check("cuCtxSynchronize", cu.ctxSynchronize());
     check("cuGraphExecDestroy", cu.graphExecDestroy(e));
-    say_suspended(suspend_every, suspended);
+    say_suspended(o->suspend_every, suspended);
     printf("minirt: done\n");
     return 0;
 }
@@ -558,7 +563,7 @@ int main(int argc, char **argv)
     if (cubin)
         return run_cubin(cubin, by_path, buf[1], buf[2]);
     if (graph_only)
-        return run_graph(cp.suspend_every, buf[1], buf[2]);
+        return run_graph(&cp, buf[1], buf[2]);
     if (cp.n)
         return run_copies(&cp, buf[1], buf[2]);
     if (mix) {
