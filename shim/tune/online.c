@@ -103,6 +103,8 @@ struct gt_online {
     int decided;
     int torn;      /* its context was torn down while it was on */
     int graph;     /* its turns run on a graph's replays (gt_online_node), its times whole replays' */
+    int last;      /* the fastest arm of the last stage that ended, -1 before one has; */
+    double last_med[2]; /*   the original's median then, and its */
     struct gt_online *next; /* in O.all */
 };
 
@@ -312,7 +314,7 @@ static struct gt_online *online_new(struct gt_plan *p, const struct gt_call *c, 
     uint32_t *cfg = gt_calloc(sp->ndims + 1, sizeof *cfg);
     int bad = !o || !cfg;
     if (!bad) {
-        *o = (struct gt_online){.p = p, .sig = sig, .ctx = ctx, .can_build = -1};
+        *o = (struct gt_online){.p = p, .sig = sig, .ctx = ctx, .can_build = -1, .last = -1};
         snprintf(o->signature, sizeof o->signature, "%s", signature);
         gt_space_default(sp, cfg);
         bad = add_arm(o, p, cfg, l) != 0 || add_neighbours(o, p, 0, l) != 0 || schedule_first(o, 0, 1) != 0;
@@ -682,6 +684,9 @@ static int start_round(struct gt_online *o, struct gt_plan *p, const struct gt_c
  * signature is decided now. */
 static int next_stage(struct gt_online *o, struct gt_plan *p, const struct gt_call *c, const char *signature)
 {
+    o->last = fastest_arm(o);
+    o->last_med[0] = median_of(&o->arms[0]);
+    o->last_med[1] = median_of(&o->arms[o->last]);
     if (!o->final && start_final(o, p, c, signature) == 0) {
         gt_debug("kernel %s: launch %s: online, the second stage", p->shown, signature);
         return 0;
@@ -689,10 +694,11 @@ static int next_stage(struct gt_online *o, struct gt_plan *p, const struct gt_ca
     return start_round(o, p, c, signature);
 }
 
-/* Every time of the last stage read: the fastest by median becomes the
+/* Every time of the last stage read (or, with `before`, none of the
+ * stage that follows it timed): the fastest by median becomes the
  * signature's choice, or the original stays; either is written to the
  * cache file. */
-static void decide(struct gt_online *o, struct gt_plan *p, const char *signature)
+static void decide(struct gt_online *o, struct gt_plan *p, const char *signature, int before)
 {
     int best = 0;
     double med[2] = {0, 0};
@@ -703,6 +709,10 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
     } else if (o->narms == 1) {
         gt_debug("kernel %s: launch %s: no launch-time knob to try online", p->shown, signature);
         o->broken = 1; /* nothing measured, nothing to keep */
+    } else if (!o->broken && before) {
+        best = o->last;
+        med[0] = o->last_med[0];
+        med[1] = o->last_med[1];
     } else if (!o->broken) {
         if (o->final)
             say_stage(o, signature);
@@ -791,7 +801,7 @@ static enum step advance(struct gt_online *o, struct gt_plan *p, struct gt_handl
     if (gr && gr->hold(gr->arg, NULL) != 0)
         o->broken = 1;
     o->decided = 1;
-    decide(o, p, signature);
+    decide(o, p, signature, 0);
     unload_others(o, signature);
     return DECIDED;
 }
@@ -854,21 +864,31 @@ int gt_online_node(struct gt_plan *p, struct gt_handle *hd, const struct gt_call
  * them read decides on that stage, the first one too, since no launch is
  * left to run a second: a program that queues its launches ahead of the
  * GPU finds none done while it launches, and would start over at every
- * run.  The guard checks the choice in a later run, as any. */
+ * run.  One whose stage has not had all its turns decides on the stage
+ * before, if one ended: the second stage's combination of knobs differs
+ * from run to run, and a run too short for its build and its turns would
+ * otherwise decide nothing at every run.  The guard checks the choice in
+ * a later run, as any. */
 void gt_online_collect(void)
 {
     pthread_mutex_lock(&O.lock);
     for (struct gt_online *o = O.all; o; o = o->next) {
-        if (o->decided || o->broken || o->building || o->narms < 2)
+        if (o->decided || o->broken || o->narms < 2)
             continue;
         read_done(o);
-        pass_hopeless(o);
-        if (!o->broken && o->issued == o->nslots && o->read == o->issued) {
-            if (!o->final)
-                say_stage(o, o->signature);
-            o->decided = 1;
-            decide(o, o->p, o->signature);
-        }
+        if (!o->building)
+            pass_hopeless(o);
+        int whole = !o->building && !o->broken && o->issued == o->nslots && o->read == o->issued;
+        int before = !whole && !o->broken && o->last >= 0;
+        if (!whole && !before)
+            continue;
+        if (whole && !o->final)
+            say_stage(o, o->signature);
+        if (before)
+            gt_debug("kernel %s: launch %s: online, decided on the stage before: the last one had not had all its "
+                     "turns", o->p->shown, o->signature);
+        o->decided = 1;
+        decide(o, o->p, o->signature, before);
     }
     pthread_mutex_unlock(&O.lock);
 }
