@@ -22,6 +22,8 @@
  *      becomes what the executable graph holds, and what a node can hold of
  *      the winners not judged yet, new or not (a variant, or launch-time
  *      knobs as a copy of the original image), goes into the clone;
+ *      (in online mode no session runs: the nodes' candidates take turns on
+ *      the replays first, below, then this step goes on without sessions);
  *   4. the launches after alternate the executable graph between the two
  *      clones, each replay timed with events around it, and the guard
  *      (run/guard.c) judges the replays as it judges a kernel's launches:

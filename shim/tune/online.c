@@ -14,7 +14,12 @@
  * ended, the candidates and the original take turns on the signature's own
  * launches: after one untimed launch, ROUNDS rounds in rotating order,
  * each launch timed by two events on the application's stream and read
- * later without waiting.  Nothing is synchronized and no other thread is
+ * later without waiting.  A kernel that runs in a CUDA graph takes its
+ * turns on the graph's replays instead (gt_online_node, from
+ * launch/graphs.c): the kernel's node holds each candidate's function (for
+ * launch-time knobs a copy of the image with them set on its function),
+ * and the whole replay is timed; a trial begun on direct launches starts
+ * its stage over there.  Nothing is synchronized and no other thread is
  * held; the launches being tried pass one at a time through this module's
  * lock.  Where arms beat the original, a second stage races the
  * SHORTLIST fastest of them and, where several knobs each did, those knobs
@@ -34,7 +39,8 @@
  * round (K' + 2) * ROUNDS and (SHORTLIST + 3) * FINAL_ROUNDS more for its
  * K' new configurations once their builds have ended, and the reads that
  * follow: a candidate found hopeless, or whose build failed, gives its
- * turns back.  As a session, a trial keeps nothing once the shim ran
+ * turns back.  At exit a stage that has not had all its turns leaves the
+ * decision to the stage before it, if one ended.  As a session, a trial keeps nothing once the shim ran
  * out of memory (a build lost to it must not lose the race for that), and
  * none starts after. */
 #include "online.h"
