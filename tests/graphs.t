@@ -182,6 +182,21 @@ check "  the guard drops it" grep -q \
     "its replays take 300.00 us against 250.00 us .*0.83x; the original kernels run from now on" "$TMP/gslow.log"
 is "$(grep -h '^guard = ' "$TMP"/graph2/*.ini)" "guard = dropped 0.833" "  and says so in the cache file"
 is "$(graph run 2 gslowrun)" "" "  run mode leaves the graph as the application made it"
+
+# Two nodes whose winners, judged together, slow the replays (the stand-in
+# times a replay 0.25 ms, 0.05 less with the first node's variant and 0.1
+# more with the second's): each is then judged alone, the first kept.
+rm -rf "$TMP/graph15"
+FAKECUDA_GRAPH_DELTA_MS=-0.05,0.1 graph tune 15 gtwo --two-nodes --copies 150 >/dev/null
+is "$(grep -o 'a graph.*' "$TMP/gtwo.log" | sed 's/ with the original kernels (.*timed)//')" \
+    "a graph with 2 tuned kernel nodes (copy first): its replays take 300.00 us against 250.00 us, 0.83x; the original kernels run from now on
+a graph's kernel node of copy, launch grid=8,1,1 block=256,1,1 smem=0, judged alone: its replays take 200.00 us against 250.00 us, 1.25x; kept
+a graph's kernel node of copy, launch grid=16,1,1 block=256,1,1 smem=0, judged alone: its replays take 350.00 us against 250.00 us, 0.71x; its original stays" \
+    "two winners that slow the replays together: each judged alone, on the replays that follow"
+is "$(grep -h '^guard = ' "$TMP"/graph15/*.ini | tr '\n' ';')" "guard = kept 1.250;guard = dropped 0.714;" \
+    "  each verdict goes to its cache entry"
+is "$(FAKECUDA_GRAPH_DELTA_MS=-0.05,0.1 graph run 15 gtworun --two-nodes)" "copy module 8x256;" \
+    "  and the next run puts the one kept into the graph"
 is "$(GPUTUNE_GUARD=off graph tune 3 goff)" "copy module 8x256;" \
     "GPUTUNE_GUARD=off: the winner goes into the graph unchecked"
 check "  no replay is timed" sh -c "! grep -q 'its replays take' '$TMP/goff.log'"

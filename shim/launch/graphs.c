@@ -28,9 +28,10 @@
  *      clones, each replay timed with events around it, and the guard
  *      (run/guard.c) judges the replays as it judges a kernel's launches:
  *      the winners stay only if the application's replays are faster with
- *      them.  The verdict becomes each winner's and goes to the cache file
- *      at exit, so that run mode puts a kept one into graphs from then on
- *      (plan.c: gt_plan_node_function, gt_plan_run_captured).
+ *      them; winners dropped together are then judged one at a time
+ *      (next_single).  The verdict becomes each winner's and goes to the
+ *      cache file at exit, so that run mode puts a kept one into graphs
+ *      from then on (plan.c: gt_plan_node_function, gt_plan_run_captured).
  * Nothing here runs while a stream captures, and nothing synchronizes but
  * the sessions. */
 #include "graphs.h"
@@ -54,6 +55,12 @@ struct gt_graph {
     struct gt_guard guard;   /* over whole replays: the tuned clone against the built one */
     struct gt_node *chosen;  /* the nodes given a winner */
     int nchosen;
+    int single;              /* the winner judged alone now, the others' together dropped; -1: all together */
+    struct won {             /* each winner: */
+        CUgraphNode node;    /*   its node in the tuned clone */
+        CUDA_KERNEL_NODE_PARAMS with, without; /* its parameters there with the winner, and as built */
+        int kept;            /*   kept, judged alone */
+    } *won;
     /* online mode: a clone whose node `at` holds each turn's function */
     CUgraph trial;
     CUgraphNode *nodes;              /* its kernel nodes, */
@@ -100,6 +107,7 @@ static void graph_free(struct gt_graph *x)
     free(x->base);
     gt_guard_free(&x->guard);
     free(x->chosen);
+    free(x->won);
     free(x);
 }
 
@@ -133,7 +141,7 @@ void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph)
     if (!x)
         return;
     x->exec = exec;
-    x->showing = -1;
+    x->showing = x->single = -1;
     gt_guard_init(&x->guard);
     CUresult r = gt.drv.cuGraphClone(&x->tuned, graph);
     if (r != CUDA_SUCCESS) {
@@ -200,12 +208,13 @@ static int tune_nodes(struct gt_graph *x, CUstream s, int per_thread)
     }
     CUresult r = n ? gt.drv.cuGraphClone(&x->built, x->tuned) : CUDA_ERROR_INVALID_VALUE;
     x->chosen = r == CUDA_SUCCESS ? gt_calloc(n, sizeof *x->chosen) : NULL;
-    for (size_t i = 0; x->chosen && i < n; i++) {
+    x->won = x->chosen ? gt_calloc(n, sizeof *x->won) : NULL;
+    for (size_t i = 0; x->won && i < n; i++) {
         struct gt_node *c = &x->chosen[x->nchosen];
         if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS &&
             gt_apply_node(&p, &q, GT_NODE_CHECKED, c) && q.func != p.func &&
             gt.drv.cuGraphKernelNodeSetParams_v2(v[i], &q) == CUDA_SUCCESS)
-            x->nchosen++;
+            x->won[x->nchosen++] = (struct won){.node = v[i], .with = q, .without = p};
     }
     free(v);
     return x->built && show(x, 0) == 0 ? x->nchosen : 0;
@@ -216,19 +225,72 @@ CUresult gt_graphs_replay(CUgraphExec exec, CUstream s, int per_thread)
     return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
 }
 
-/* The guard's verdict, given to every winner in the graph, and said. */
+/* The winners the guard judges now: [*from, return). */
+static int judging(const struct gt_graph *x, int *from)
+{
+    *from = x->single < 0 ? 0 : x->single;
+    return x->single < 0 ? x->nchosen : x->single + 1;
+}
+
+/* The guard's verdict, given to every winner it judged, and said. */
 static void adopt(struct gt_graph *x)
 {
-    int kept = x->guard.verdict == GT_GUARD_KEPT;
-    for (int i = 0; i < x->nchosen; i++) {
+    int kept = x->guard.verdict == GT_GUARD_KEPT, from, to = judging(x, &from);
+    for (int i = from; i < to; i++) {
         struct gt_node *c = &x->chosen[i];
-        gt_guard_adopt(&c->ch->guard, &x->guard, x->nchosen);
+        gt_guard_adopt(&c->ch->guard, &x->guard, to - from);
         atomic_fetch_add(&c->ch->launches, (unsigned long)(x->guard.n[0] + x->guard.n[1]));
+        x->won[i].kept = kept;
     }
-    gt_info("a graph with %d tuned kernel node%s (%s first): its replays take %.2f us against %.2f us with the "
-            "original kernels (%d and %d timed), %.2fx; %s",
-            x->nchosen, x->nchosen == 1 ? "" : "s", x->chosen[0].p->shown, x->guard.med[1], x->guard.med[0],
-            x->guard.n[1], x->guard.n[0], 1 / x->guard.ratio, kept ? "kept" : "the original kernels run from now on");
+    const char *done = kept ? "kept" : x->single < 0 ? "the original kernels run from now on" : "its original stays";
+    if (x->single < 0)
+        gt_info("a graph with %d tuned kernel node%s (%s first): its replays take %.2f us against %.2f us with the "
+                "original kernels (%d and %d timed), %.2fx; %s",
+                to - from, to - from == 1 ? "" : "s", x->chosen[from].p->shown, x->guard.med[1], x->guard.med[0],
+                x->guard.n[1], x->guard.n[0], 1 / x->guard.ratio, done);
+    else
+        gt_info("a graph's kernel node of %s, launch %s, judged alone: its replays take %.2f us against %.2f us "
+                "with the original kernels (%d and %d timed), %.2fx; %s",
+                x->chosen[from].p->shown, x->chosen[from].signature, x->guard.med[1], x->guard.med[0], x->guard.n[1],
+                x->guard.n[0], 1 / x->guard.ratio, done);
+}
+
+/* The tuned clone with the winners that `with` says, the others as built;
+ * the executable graph is updated to it at the next show. */
+static int hold_winners(struct gt_graph *x, int (*with)(const struct gt_graph *x, int i))
+{
+    for (int i = 0; i < x->nchosen; i++)
+        if (gt.drv.cuGraphKernelNodeSetParams_v2(x->won[i].node, with(x, i) ? &x->won[i].with
+                                                                               : &x->won[i].without) != CUDA_SUCCESS)
+            return -1;
+    x->showing = -1;
+    return 0;
+}
+
+static int the_single(const struct gt_graph *x, int i) { return i == x->single; }
+static int kept_alone(const struct gt_graph *x, int i) { return x->won[i].kept; }
+
+/* A graph whose winners, judged together, were dropped has them judged one
+ * at a time on the replays that follow, the tuned clone holding that one
+ * alone: one winner that slows the replays would otherwise take the others
+ * with it.  Once each is judged the executable graph holds those kept.
+ * Returns 0 when a winner's check is on, -1 when none is left. */
+static int next_single(struct gt_graph *x)
+{
+    if (x->single < 0 && (x->nchosen < 2 || x->guard.verdict != GT_GUARD_DROPPED))
+        return -1;
+    x->single++;
+    if (x->single < x->nchosen && hold_winners(x, the_single) == 0) {
+        gt_guard_free(&x->guard);
+        gt_guard_init(&x->guard);
+        return 0;
+    }
+    int any = 0;
+    for (int i = 0; i < x->nchosen; i++)
+        any |= x->won[i].kept;
+    if (!any || hold_winners(x, kept_alone) != 0 || show(x, 1) != 0)
+        show(x, 0);
+    return -1;
 }
 
 /* The verdict reached on a replay: the executable graph holds what it says from now on. */
@@ -255,7 +317,7 @@ static CUresult checked(struct gt_graph *x, CUstream s, int per_thread)
         gt_guard_mark(slot, 1, s, per_thread);
     if (gt_guard_settle(&x->guard, timed)) {
         judged(x);
-        x->step = DONE;
+        x->step = next_single(x) == 0 ? CHECKING : DONE;
     } else if (x->guard.broken) {
         show(x, 0);
         x->step = DONE;
@@ -268,6 +330,8 @@ static void count_tuned(struct gt_graph *x)
 {
     for (int i = 0; x->showing && i < x->nchosen; i++) {
         struct gt_node *c = &x->chosen[i];
+        if (x->single >= 0 && !x->won[i].kept)
+            continue;
         atomic_fetch_add_explicit(&c->ch->launches, 1, memory_order_relaxed);
         gt_reg_note_launch(c->hd, &c->g, GT_ENTRY_LAUNCH, GT_LAUNCH_APPLIED);
     }
@@ -399,11 +463,13 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
 /* A graph destroyed, or left at exit, before its replays were judged. */
 static void unjudged(const struct gt_graph *x)
 {
+    int from, to = judging(x, &from);
     if (x->step == CHECKING && x->nchosen)
-        gt_info("a graph with %d tuned kernel node%s (%s first): not judged after %lu launches (%d and %d replays "
-                "timed, too few); its winners go into no graph unchecked",
-                x->nchosen, x->nchosen == 1 ? "" : "s", x->chosen[0].p->shown, x->launches, x->guard.n[1],
-                x->guard.n[0]);
+        gt_info("a graph with %d tuned kernel node%s (%s first%s): not judged after %lu launches (%d and %d replays "
+                "timed, too few); %s",
+                to - from, to - from == 1 ? "" : "s", x->chosen[from].p->shown, x->single < 0 ? "" : ", alone",
+                x->launches, x->guard.n[1], x->guard.n[0],
+                x->single < 0 ? "its winners go into no graph unchecked" : "it goes into no graph unchecked");
 }
 
 void gt_graphs_exit(void)

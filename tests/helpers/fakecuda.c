@@ -29,7 +29,8 @@
  * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
- * nodes, and their launches run those.
+ * nodes, and their launches run those (FAKECUDA_GRAPH_DELTA_MS times a
+ * replay by which of its nodes run variants: graph_launch).
  * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
  * and FAKECUDA_ARCH=NN (80: 8.0) make it another, as a cache file tuned on
  * one machine meets another.  cuCtxCreate makes another context of it:
@@ -405,6 +406,7 @@ static int last_l1; /* the last launch ran a function that prefers L1 */
 static int last_module; /* the last launch ran a function of a loaded module (a variant) */
 static int last_watched; /* and that module has the watchdog's checks */
 static float last_stop_ms; /* and they stopped it at its deadline, after this long */
+static float last_graph_ms; /* the last launch was a graph's, timed so (FAKECUDA_GRAPH_DELTA_MS); 0: not */
 static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned smem, void **params);
 
@@ -494,6 +496,7 @@ static CUresult launch(const void *f, unsigned bx)
         return CUDA_ERROR_INVALID_VALUE;
     last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
     last_module = ((const struct fake_func *)f)->from_module;
+    last_graph_ms = 0;
     watch_launch(f);
     record_launch(f);
     keep_ran(f);
@@ -760,6 +763,7 @@ struct fake_event {
     CUstream stream;
     int l1, module, watched;
     float stop_ms; /* the watchdog stopped the launch before it after this long */
+    float graph_ms; /* the launch before it was a graph's, timed so */
     long synced; /* the synchronizations before it was recorded */
     long torn;   /* the contexts torn down before it was made */
 };
@@ -825,6 +829,7 @@ static CUresult event_record(CUevent e, CUstream s)
     ev->module = last_module;
     ev->watched = last_watched;
     ev->stop_ms = last_stop_ms;
+    ev->graph_ms = last_graph_ms;
     ev->synced = atomic_load(&syncs);
     return CUDA_SUCCESS;
 }
@@ -866,6 +871,10 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
         v = getenv(m);
     if (end->module && end->l1 && !end->stream && getenv("FAKECUDA_BOTH_APP_MS"))
         v = getenv("FAKECUDA_BOTH_APP_MS");
+    if (end->graph_ms > 0) {
+        *ms = end->graph_ms;
+        return CUDA_SUCCESS;
+    }
     if (end->watched && end->stop_ms > 0) {
         *ms = end->stop_ms;
         return CUDA_SUCCESS;
@@ -1223,13 +1232,24 @@ CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph h, CUgraphExecUpdateResultI
     }
     return CUDA_SUCCESS;
 }
+/* With FAKECUDA_GRAPH_DELTA_MS="d0,d1,...", a replay is timed 0.25 ms plus
+ * d_i for each kernel node i that runs a variant (a function of a loaded
+ * module): nodes whose variants help or hurt the replay apart. */
 static CUresult graph_launch(CUgraphExec e)
 {
     struct fake_graph *x = graph_of(e);
     CUresult r = x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-    for (int i = 0; x && i < x->n && r == CUDA_SUCCESS; i++)
-        r = launch(x->node[i].p.func ? (const void *)x->node[i].p.func : (const void *)x->node[i].p.kern,
-                   x->node[i].p.blockDimX);
+    const char *d = getenv("FAKECUDA_GRAPH_DELTA_MS");
+    float ms = 0.25f;
+    for (int i = 0; x && i < x->n && r == CUDA_SUCCESS; i++) {
+        const void *f = x->node[i].p.func ? (const void *)x->node[i].p.func : (const void *)x->node[i].p.kern;
+        r = launch(f, x->node[i].p.blockDimX);
+        if (d && r == CUDA_SUCCESS && ((const struct fake_func *)f)->from_module)
+            ms += strtof(d, NULL);
+        d = d && strchr(d, ',') ? strchr(d, ',') + 1 : NULL;
+    }
+    if (getenv("FAKECUDA_GRAPH_DELTA_MS"))
+        last_graph_ms = ms;
     return r;
 }
 CUresult cuGraphLaunch(CUgraphExec e, CUstream s) { CALL(RUNS); (void)s; return graph_launch(e); }

@@ -24,7 +24,9 @@
  *                                   it, destroy the graph (as PyTorch does) and
  *                                   launch the executable graph 40 times
  *                                   (N times with --copies N, MS
- *                                   milliseconds apart with --pace MS)
+ *                                   milliseconds apart with --pace MS;
+ *                                   with --two-nodes, copy at grid 16
+ *                                   after it too: two signatures)
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -337,7 +339,7 @@ static void say_suspended(int every, int n)
 
 /* --copies and what goes with it. */
 struct copies {
-    int n, pace_ms, suspend_every, reset, after, two_contexts;
+    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes;
 };
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
@@ -386,6 +388,8 @@ static int run_graph(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
     copy_y = y;
     check("cuStreamBeginCapture", cu.streamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL));
     launch_copy(8);
+    if (o->two_nodes)
+        launch_copy(16);
     check("cuStreamEndCapture", cu.streamEndCapture(NULL, &g));
     check("cuGraphInstantiate", cu.graphInstantiate(&e, g, 0));
     check("cuGraphDestroy", cu.graphDestroy(g));
@@ -458,6 +462,8 @@ int main(int argc, char **argv)
             cp.reset = 1;
         if (strcmp(argv[i], "--after") == 0 && i + 1 < argc)
             cp.after = atoi(argv[++i]);
+        if (strcmp(argv[i], "--two-nodes") == 0)
+            cp.two_nodes = 1;
         if (strcmp(argv[i], "--two-contexts") == 0)
             cp.two_contexts = 1;
         if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
