@@ -58,13 +58,13 @@ struct gt_graph {
     int single;              /* the winner judged alone now, the others' together dropped; -1: all together */
     struct won {             /* each winner: */
         CUgraphNode node;    /*   its node in the tuned clone */
-        CUDA_KERNEL_NODE_PARAMS with, without; /* its parameters there with the winner, and as built */
+        CUDA_KERNEL_NODE_PARAMS with, without; /* its function and geometry with the winner, and as built */
         int kept;            /*   kept, judged alone */
     } *won;
     /* online mode: a clone whose node `at` holds each turn's function */
     CUgraph trial;
     CUgraphNode *nodes;              /* its kernel nodes, */
-    CUDA_KERNEL_NODE_PARAMS *base;   /* their parameters with the settled configurations */
+    CUDA_KERNEL_NODE_PARAMS *base;   /* their functions and geometries with the settled configurations */
     size_t nnodes, at;
     CUfunction held;                 /* what node `at` holds in the executable graph (NULL: its base) */
     int holding;                     /* the executable graph holds the trial clone as it is */
@@ -93,6 +93,28 @@ static CUgraphNode *kernel_nodes(CUgraph g, size_t *n)
         v = NULL;
     }
     return v;
+}
+
+/* A kernel node's parameters as it holds them now, with the function,
+ * context and geometry of `like`: the argument pointers a node's
+ * parameters give stay valid only until the node is set again, so a copy
+ * kept across settings holds only the rest. */
+static int node_like(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *like, CUDA_KERNEL_NODE_PARAMS *q)
+{
+    if (gt.drv.cuGraphKernelNodeGetParams_v2(node, q) != CUDA_SUCCESS)
+        return -1;
+    void **args = q->kernelParams, **extra = q->extra;
+    *q = *like;
+    q->kernelParams = args;
+    q->extra = extra;
+    return 0;
+}
+
+/* The node set to `like`, its arguments as they are. */
+static int set_like(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *like)
+{
+    CUDA_KERNEL_NODE_PARAMS q;
+    return node_like(node, like, &q) == 0 && gt.drv.cuGraphKernelNodeSetParams_v2(node, &q) == CUDA_SUCCESS ? 0 : -1;
 }
 
 static void graph_free(struct gt_graph *x)
@@ -260,8 +282,7 @@ static void adopt(struct gt_graph *x)
 static int hold_winners(struct gt_graph *x, int (*with)(const struct gt_graph *x, int i))
 {
     for (int i = 0; i < x->nchosen; i++)
-        if (gt.drv.cuGraphKernelNodeSetParams_v2(x->won[i].node, with(x, i) ? &x->won[i].with
-                                                                               : &x->won[i].without) != CUDA_SUCCESS)
+        if (set_like(x->won[i].node, with(x, i) ? &x->won[i].with : &x->won[i].without) != 0)
             return -1;
     x->showing = -1;
     return 0;
@@ -378,7 +399,7 @@ static int hold(void *arg, CUfunction fn)
     }
     CUgraphExecUpdateResultInfo info;
     x->holding = 0;
-    if (gt.drv.cuGraphKernelNodeSetParams_v2(x->nodes[x->at], &q) != CUDA_SUCCESS)
+    if (set_like(x->nodes[x->at], &q) != 0)
         return -1;
     x->held = fn;
     CUresult r = gt.drv.cuGraphExecUpdate_v2(x->exec, x->trial, &info);
@@ -417,7 +438,8 @@ static int start_online(struct gt_graph *x, CUstream s, int per_thread)
             x->base[i] = q;
     }
     for (size_t i = 0; i < x->nnodes; i++)
-        gt_apply_online_node(&x->base[i], s, per_thread, NULL, &r);
+        if (node_like(x->nodes[i], &x->base[i], &q) == 0)
+            gt_apply_online_node(&q, s, per_thread, NULL, &r);
     gt_apply_watch_exit(); /* the last turns are read at exit */
     return 0;
 }
@@ -430,8 +452,10 @@ static CUresult online_turn(struct gt_graph *x, CUstream s, int per_thread)
     struct turn t = {x, s, per_thread};
     struct gt_online_graph gr = {.hold = hold, .replay = replay, .arg = &t};
     CUresult r;
+    CUDA_KERNEL_NODE_PARAMS q;
     for (; x->at < x->nnodes; x->at++, x->holding = 0, x->held = NULL) {
-        int st = gt_apply_online_node(&x->base[x->at], s, per_thread, &gr, &r);
+        int st = node_like(x->nodes[x->at], &x->base[x->at], &q) == 0 ?
+                     gt_apply_online_node(&q, s, per_thread, &gr, &r) : -1;
         if (st >= 0)
             return st ? r : gt_graphs_replay(x->exec, s, per_thread);
     }
