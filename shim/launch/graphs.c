@@ -40,17 +40,20 @@
 #include "guard.h"
 #include "state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum step { WAITING, ONLINE, CHECKING, DONE };
+enum { TRIAL = 2 }; /* gt_graph.showing: the trial clone */
 
 struct gt_graph {
     CUgraphExec exec;
     CUgraph built, tuned;    /* clones: with the settled configurations, and with the winners too */
     unsigned long launches;
     enum step step;
-    int showing;             /* the executable graph holds the tuned clone (1), the built one (0), neither (-1) */
+    int showing;             /* the executable graph holds the tuned clone (1), the built one (0), the trial
+                                clone as it is (TRIAL), none of them (-1) */
     atomic_int busy;         /* a thread is at work on it */
     struct gt_guard guard;   /* over whole replays: the tuned clone against the built one */
     struct gt_node *chosen;  /* the nodes given a winner */
@@ -67,7 +70,6 @@ struct gt_graph {
     CUDA_KERNEL_NODE_PARAMS *base;   /* their functions and geometries with the settled configurations */
     size_t nnodes, at;
     CUfunction held;                 /* what node `at` holds in the executable graph (NULL: its base) */
-    int holding;                     /* the executable graph holds the trial clone as it is */
     struct gt_graph *next;
 };
 
@@ -197,17 +199,23 @@ static struct gt_graph *claim(CUgraphExec exec, int *mine)
 }
 
 /* The executable graph made to hold the tuned clone (1) or the built one. */
+/* The executable graph made to hold g, whose kernels `what` names. */
+static int update_to(struct gt_graph *x, CUgraph g, const char *what)
+{
+    CUgraphExecUpdateResultInfo info;
+    CUresult r = gt.drv.cuGraphExecUpdate_v2(x->exec, g, &info);
+    if (r != CUDA_SUCCESS)
+        gt_debug("a graph cannot be updated to its %s kernels (%s, result %d)", what, gt_cu_error(r),
+                 (int)info.result);
+    return r == CUDA_SUCCESS ? 0 : -1;
+}
+
 static int show(struct gt_graph *x, int tuned)
 {
     if (x->showing == tuned)
         return 0;
-    CUgraphExecUpdateResultInfo info;
-    CUresult r = gt.drv.cuGraphExecUpdate_v2(x->exec, tuned ? x->tuned : x->built, &info);
-    if (r != CUDA_SUCCESS) {
-        gt_debug("a graph cannot be updated to its %s kernels (%s, result %d)", tuned ? "tuned" : "original",
-                 gt_cu_error(r), (int)info.result);
+    if (update_to(x, tuned ? x->tuned : x->built, tuned ? "tuned" : "original") != 0)
         return -1;
-    }
     x->showing = tuned;
     return 0;
 }
@@ -254,6 +262,21 @@ static int judging(const struct gt_graph *x, int *from)
     return x->single < 0 ? x->nchosen : x->single + 1;
 }
 
+#define WHAT_MAX (GT_PLAN_SIGNATURE_MAX + 2048) /* kernel names: a C++ template's may be long */
+
+/* What the guard judges now, as messages name it. */
+static const char *judged_what(const struct gt_graph *x, char *buf, size_t len)
+{
+    int from, to = judging(x, &from);
+    if (x->single < 0)
+        snprintf(buf, len, "a graph with %d tuned kernel node%s (%s first)", to - from, to - from == 1 ? "" : "s",
+                 x->chosen[from].p->shown);
+    else
+        snprintf(buf, len, "a graph's kernel node of %s, launch %s, judged alone", x->chosen[from].p->shown,
+                 x->chosen[from].signature);
+    return buf;
+}
+
 /* The guard's verdict, given to every winner it judged, and said. */
 static void adopt(struct gt_graph *x)
 {
@@ -264,17 +287,11 @@ static void adopt(struct gt_graph *x)
         atomic_fetch_add(&c->ch->launches, (unsigned long)(x->guard.n[0] + x->guard.n[1]));
         x->won[i].kept = kept;
     }
-    const char *done = kept ? "kept" : x->single < 0 ? "the original kernels run from now on" : "its original stays";
-    if (x->single < 0)
-        gt_info("a graph with %d tuned kernel node%s (%s first): its replays take %.2f us against %.2f us with the "
-                "original kernels (%d and %d timed), %.2fx; %s",
-                to - from, to - from == 1 ? "" : "s", x->chosen[from].p->shown, x->guard.med[1], x->guard.med[0],
-                x->guard.n[1], x->guard.n[0], 1 / x->guard.ratio, done);
-    else
-        gt_info("a graph's kernel node of %s, launch %s, judged alone: its replays take %.2f us against %.2f us "
-                "with the original kernels (%d and %d timed), %.2fx; %s",
-                x->chosen[from].p->shown, x->chosen[from].signature, x->guard.med[1], x->guard.med[0], x->guard.n[1],
-                x->guard.n[0], 1 / x->guard.ratio, done);
+    char what[WHAT_MAX];
+    gt_info("%s: its replays take %.2f us against %.2f us with the original kernels (%d and %d timed), %.2fx; %s",
+            judged_what(x, what, sizeof what), x->guard.med[1], x->guard.med[0], x->guard.n[1], x->guard.n[0],
+            1 / x->guard.ratio,
+            kept ? "kept" : x->single < 0 ? "the original kernels run from now on" : "its original stays");
 }
 
 /* The tuned clone with the winners that `with` says, the others as built;
@@ -389,7 +406,7 @@ struct turn {
 static int hold(void *arg, CUfunction fn)
 {
     struct gt_graph *x = ((struct turn *)arg)->x;
-    if (x->holding && fn == x->held)
+    if (x->showing == TRIAL && fn == x->held)
         return 0;
     CUDA_KERNEL_NODE_PARAMS q = x->base[x->at];
     if (fn) {
@@ -397,19 +414,13 @@ static int hold(void *arg, CUfunction fn)
         q.kern = NULL;
         q.ctx = NULL;
     }
-    CUgraphExecUpdateResultInfo info;
-    x->holding = 0;
+    x->showing = -1;
     if (set_like(x->nodes[x->at], &q) != 0)
         return -1;
     x->held = fn;
-    CUresult r = gt.drv.cuGraphExecUpdate_v2(x->exec, x->trial, &info);
-    if (r != CUDA_SUCCESS) {
-        gt_debug("a graph cannot be updated to its kernels under trial (%s, result %d)", gt_cu_error(r),
-                 (int)info.result);
+    if (update_to(x, x->trial, "trial") != 0)
         return -1;
-    }
-    x->holding = 1;
-    x->showing = -1;
+    x->showing = TRIAL;
     return 0;
 }
 
@@ -453,7 +464,7 @@ static CUresult online_turn(struct gt_graph *x, CUstream s, int per_thread)
     struct gt_online_graph gr = {.hold = hold, .replay = replay, .arg = &t};
     CUresult r;
     CUDA_KERNEL_NODE_PARAMS q;
-    for (; x->at < x->nnodes; x->at++, x->holding = 0, x->held = NULL) {
+    for (; x->at < x->nnodes; x->at++, x->showing = -1, x->held = NULL) {
         int st = node_like(x->nodes[x->at], &x->base[x->at], &q) == 0 ?
                      gt_apply_online_node(&q, s, per_thread, &gr, &r) : -1;
         if (st >= 0)
@@ -487,12 +498,10 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
 /* A graph destroyed, or left at exit, before its replays were judged. */
 static void unjudged(const struct gt_graph *x)
 {
-    int from, to = judging(x, &from);
+    char what[WHAT_MAX];
     if (x->step == CHECKING && x->nchosen)
-        gt_info("a graph with %d tuned kernel node%s (%s first%s): not judged after %lu launches (%d and %d replays "
-                "timed, too few); %s",
-                to - from, to - from == 1 ? "" : "s", x->chosen[from].p->shown, x->single < 0 ? "" : ", alone",
-                x->launches, x->guard.n[1], x->guard.n[0],
+        gt_info("%s: not judged after %lu launches (%d and %d replays timed, too few); %s",
+                judged_what(x, what, sizeof what), x->launches, x->guard.n[1], x->guard.n[0],
                 x->single < 0 ? "its winners go into no graph unchecked" : "it goes into no graph unchecked");
 }
 

@@ -40,9 +40,9 @@
  * K' new configurations once their builds have ended, and the reads that
  * follow: a candidate found hopeless, or whose build failed, gives its
  * turns back.  At exit a stage that has not had all its turns leaves the
- * decision to the stage before it, if one ended.  As a session, a trial keeps nothing once the shim ran
- * out of memory (a build lost to it must not lose the race for that), and
- * none starts after. */
+ * decision to the stage before it, if one ended.  As a session, a trial
+ * keeps nothing once the shim ran out of memory (a build lost to it must
+ * not lose the race for that), and none starts after. */
 #include "online.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -252,6 +252,14 @@ static int builds_ended(struct gt_online *o, struct gt_plan *p, const struct gt_
     return !o->building;
 }
 
+/* The stage's slots from the first, none issued, and its times none. */
+static void afresh(struct gt_online *o)
+{
+    o->issued = o->read = 0;
+    for (int i = 0; i < o->narms; i++)
+        o->arms[i].n = 0;
+}
+
 /* The slots of one stage: `rounds` turns of each of the n arms in `arms`,
  * in rotating order, after one untimed launch when `untimed`.  The
  * stage's times start afresh. */
@@ -263,12 +271,10 @@ static int schedule(struct gt_online *o, const int *arms, int n, int rounds, int
     free(o->slots);
     o->slots = s;
     o->nslots = untimed + n * rounds;
-    o->issued = o->read = 0;
     for (int i = 0; i < o->nslots; i++)
         s[i] = (struct slot){.arm = i < untimed ? 0 : arms[((i - untimed) % n + (i - untimed) / n) % n],
                              .timed = i >= untimed};
-    for (int i = 0; i < o->narms; i++)
-        o->arms[i].n = 0;
+    afresh(o);
     return 0;
 }
 
@@ -839,9 +845,7 @@ static int to_graph(struct gt_online *o)
         return -1;
     for (int i = 0; i < o->nslots; i++)
         release(&o->slots[i]);
-    o->issued = o->read = 0;
-    for (int i = 0; i < o->narms; i++)
-        o->arms[i].n = 0;
+    afresh(o);
     o->graph = 1;
     return 0;
 }
