@@ -41,7 +41,7 @@ check "  naming it" grep -q "$TMP/none.so is missing" "$TMP/lc.err"
 
 # Cell N (1 workload, 2 plain, 3 off, 4 run-empty, 5 its in-process ratio, 6 tune, 7 its in-process
 # ratio, 8 run-tuned, 9 its in-process ratio, 10 bitwise, 11 tuned sigs, 12 warm-up, 13 tune wall,
-# 14 verdict) of a workload's row in FILE.
+# 14 the tuning's progress, 15 verdict) of a workload's row in FILE.
 cell() {
     awk -F'|' -v w="$2" -v n="$3" '$2 == " " w " " { v = $(n + 1); gsub(/^ +| +$/, "", v); print v; exit }' "$1"
 }
@@ -74,18 +74,19 @@ done
 is "$(cell "$R" mlp 10)" "yes" "outputs bitwise the first run's"
 is "$(cell "$R" mlp 11)" "3 (2 faster, 1 applied)" "signatures tuned, faster and applied"
 is "$(cell "$R" mlp 12)" "0.5, 3.0" "warm-up seconds of plain and of the first tune run"
-is "$(cell "$R" mlp 14)" "run-empty 1.050x > 1.02x (95% interval 1.050-1.050)" \
+is "$(cell "$R" mlp 14)" "3 sigs, 0.3 s" "the tuning run's last progress line, without a budget"
+is "$(cell "$R" mlp 15)" "run-empty 1.050x > 1.02x (95% interval 1.050-1.050)" \
     "the verdict names the target missed, above it by more than the turns' spread"
 is "$(cell "$R" compile_block 8)" "2.1 (1.050x, 0.90-1.15)" "a way whose groups spread"
-is "$(cell "$R" compile_block 14)" "not resolved: run-tuned 1.050x > 1.00x (95% interval 0.900-1.150)" \
+is "$(cell "$R" compile_block 15)" "not resolved: run-tuned 1.050x > 1.00x (95% interval 0.900-1.150)" \
     "  is not resolved where its spread holds the target"
-is "$(cell "$R" triton_graphs 14)" "not resolved: run-empty 1.050x > 1.02x (95% interval 1.050-1.050), run-tuned \
+is "$(cell "$R" triton_graphs 15)" "not resolved: run-empty 1.050x > 1.02x (95% interval 1.050-1.050), run-tuned \
 1.100x > 1.00x (95% interval 1.100-1.100), off, which does nothing, 1.100x (95% interval 1.100-1.100)" \
     "nor where off, the control, reads beyond 1.02x"
 is "$(cell "$R" resnet18 10)" "no: run-tuned 2/2" "outputs that differ are counted per way"
 check "and fail the verdict" sh -c "awk -F'|' '\$2 == \" resnet18 \"' '$R' | grep -q 'outputs differ'"
 is "$(cell "$R" triton 3)" "-" "a way whose runs failed has no time"
-is "$(cell "$R" triton 14)" "run-empty 1.050x > 1.02x (95% interval 1.050-1.050); 2 runs failed" \
+is "$(cell "$R" triton 15)" "run-empty 1.050x > 1.02x (95% interval 1.050-1.050); 2 runs failed" \
     "failed runs fail the verdict"
 is "$(cell "$R" jax 11)" "-" "no report from a tune run that was killed"
 is "$(cell "$R" cupy 2)" "skipped: cupy is not importable: fake" "a skipped workload says why"
@@ -106,7 +107,7 @@ is "$(order 2)" "off run-empty tune run-tuned plain " "round 2 rotated by one"
 M=$out/frameworks.md
 check "frameworks.md: a header" grep -qx '# bench/frameworks' "$M"
 check "with the rounds" grep -q '^- rounds: 2 ' "$M"
-check "and the settings" grep -qx -- '- GPUTUNE_SET of the tune runs: `budget.seconds=1`' "$M"
+check "and the settings" grep -qx -- '- GPUTUNE_SET of the tune runs: `budget.seconds=1`; GPUTUNE_BUDGET: none' "$M"
 grep '^|' "$R" >"$TMP/table.stdout"
 grep '^|' "$M" >"$TMP/table.md"
 check "then the table printed" cmp "$TMP/table.stdout" "$TMP/table.md"
@@ -124,6 +125,15 @@ is "$(cell "$TMP/online.out" mlp 10)" "1.7 (0.850x, 0.85-0.85)" "  online: a fre
 is "$(cell "$TMP/online.out" mlp 11)" "0.829x (0.83-0.83)" "  and its groups beside those with the shim suspended"
 is "$(grep '^mlp r2 ' "$TMP/online.out" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' ')" \
     "off run-empty tune run-tuned online plain " "  the sixth way in the rotation"
+FAKE_BUDGET=2.5 FAKE_OUT=$TMP/budget fake --rounds 1 --budget 2.5 --out "$TMP/budget" mlp >"$TMP/budget.out" 2>&1
+is "$?" 0 "--budget: exit status 0"
+is "$(cell "$TMP/budget.out" mlp 6)" "1.9 (0.950x, 0.95-0.95)" "  GPUTUNE_BUDGET in the tune runs"
+is "$(cell "$TMP/budget.out" mlp 14)" "3/4 sigs, 90% of GPU time, 2.5 s of 2.5 s" "  and the budget's progress line"
+check "  in the header" grep -qx -- '- GPUTUNE_SET of the tune runs: `budget.seconds=1`; GPUTUNE_BUDGET: 2.5 s' \
+    "$TMP/budget/frameworks.md"
+fake --budget 0 --out "$TMP/nobudget" mlp >/dev/null 2>"$TMP/nobudget.err"
+is "$?" 2 "--budget 0: a usage error"
+check "  saying so" grep -q -- "--budget must be positive" "$TMP/nobudget.err"
 mkdir -p "$TMP/other/mlp"
 fake --out "$TMP/other" mlp >/dev/null 2>"$TMP/other.err"
 is "$?" 2 "a workload directory the driver did not make: exit status 2"
