@@ -49,6 +49,15 @@ is "$(grep -h '^config = ' "$TMP"/cacheslower/minirt-*.ini | sort -u)" "config =
 out=$(FAKECUDA_L1_APP_MS=0.27 minirt online again slower)
 check "  a later online run does not try again" sh -c "! grep -q 'tuned online' '$TMP/again.log'"
 
+out=$(FAKECUDA_L1_APP_MS=0.2497 minirt online draw draw)
+is "$(grep -c "kernel saxpy.* tuned online over 17 launches: the original 250.00 us against 250.00 us, 1.00x \
+('cache=l1' read 249.70 us, within the 0.2% the guard keeps a gain from)" "$TMP/draw.log")" 3 \
+    "where L1 is faster by less than the guard's least gain, the original stays, and the line says why"
+is "$(grep -c "as fast as the original on the application's own launches" "$TMP/draw.log")" 0 \
+    "  and the guard has nothing to check"
+is "$(grep -h '^config = ' "$TMP"/cachedraw/minirt-*.ini | sort -u)" "config = cache=default" \
+    "  the original is written as the result"
+
 # A knob that makes the kernel ten times slower gets one turn, not four.
 out=$(FAKECUDA_L1_APP_MS=2.5 GT_LOG_LEVEL=debug GPUTUNE_LOG=debug GPUTUNE_MODE=online \
     GPUTUNE_LOG_FILE="$TMP/hopeless.log" GPUTUNE_CACHE_DIR="$TMP/cachehopeless" shim "$H/minirt")

@@ -198,7 +198,6 @@ static struct gt_graph *claim(CUgraphExec exec, int *mine)
     return x;
 }
 
-/* The executable graph made to hold the tuned clone (1) or the built one. */
 /* The executable graph made to hold g, whose kernels `what` names. */
 static int update_to(struct gt_graph *x, CUgraph g, const char *what)
 {

@@ -18,9 +18,9 @@
  * for the check.  After MIN_EACH of each, a configuration clearly faster
  * (by CLEAR, and by more than the times' own spread) is kept and one not
  * faster at all is dropped.  Anything between is judged after LOOK_EACH of
- * each and again after MAX_EACH: kept where it is GAIN faster and the
+ * each and again after MAX_EACH: kept where it is GT_GUARD_GAIN faster and the
  * medians resolve the gain (Z standard errors of their difference, which
- * more launches shrink), dropped where it is not GAIN faster or
+ * more launches shrink), dropped where it is not GT_GUARD_GAIN faster or
  * MAX_EACH did not resolve it.  A dropped
  * configuration gives way to the original for good, and one kept is not
  * checked again by later runs (the cache file keeps both verdicts, and a
@@ -47,7 +47,6 @@
 #define LOOK_EACH 32
 #define MAX_EACH GT_CENTRY_GUARD_TIMES /* as many as the cache file carries */
 #define CLEAR 0.03
-#define GAIN 0.002 /* the least gain kept, as on a long kernel whose launches time alike */
 #define Z 2.2      /* about one no-gain configuration in 70 passes a look by chance */
 #define NSLOTS (WARMUP + 2 * MAX_EACH)
 /* Slots handed out and not read yet, at most: where the host runs far
@@ -208,9 +207,9 @@ static void decide(struct gt_guard *g)
         g->verdict = GT_GUARD_DROPPED;
     } else if (n >= MAX_EACH || (n >= LOOK_EACH && !g->looked)) {
         g->looked = 1;
-        if (gain > GAIN && gain > resolved(&t0, g->n[0], &t1, g->n[1]))
+        if (gain > GT_GUARD_GAIN && gain > resolved(&t0, g->n[0], &t1, g->n[1]))
             g->verdict = GT_GUARD_KEPT;
-        else if (gain <= GAIN || n >= MAX_EACH)
+        else if (gain <= GT_GUARD_GAIN || n >= MAX_EACH)
             g->verdict = GT_GUARD_DROPPED;
     }
 }

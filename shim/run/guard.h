@@ -6,6 +6,11 @@
 
 #include <pthread.h>
 
+/* The least gain a configuration is kept for once its launches are many,
+ * as on a long kernel whose launches time alike; what online mode chooses
+ * too (tune/online.c). */
+#define GT_GUARD_GAIN 0.002
+
 enum gt_guard_verdict { GT_GUARD_CHECKING, GT_GUARD_KEPT, GT_GUARD_DROPPED };
 
 /* One launch under check: what it runs and the events around it. */

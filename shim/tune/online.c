@@ -28,7 +28,8 @@
  * configuration than the original, a second round starts from it: the
  * configurations one knob away from the choice not tried yet, beside it
  * and the original, then their race as above.  Once every time is read the
- * fastest by median becomes the signature's choice and is written to the
+ * fastest by median becomes the signature's choice (the original, unless
+ * it is faster by more than the guard's least gain) and is written to the
  * cache file (a variant's cubin to the store), and the guard (run/guard.c)
  * then checks it against the original on the launches that follow, as it
  * checks any applied configuration.  Turns still unread when the
@@ -48,6 +49,7 @@
 #include "cachefile.h"
 #include "call.h"
 #include "direct.h"
+#include "guard.h"
 #include "jit.h"
 #include "median.h"
 #include "plan.h"
@@ -708,8 +710,11 @@ static int next_stage(struct gt_online *o, struct gt_plan *p, const struct gt_ca
 
 /* Every time of the last stage read (or, with `before`, none of the
  * stage that follows it timed): the fastest by median becomes the
- * signature's choice, or the original stays; either is written to the
- * cache file. */
+ * signature's choice where it beats the original by more than the guard's
+ * least gain, or the original stays; either is written to the cache file.
+ * A choice within that gain is a draw the turns' noise decided, which the
+ * guard's launches would only spend time dropping: on a graph's replays
+ * each of its turns updates the executable graph. */
 static void decide(struct gt_online *o, struct gt_plan *p, const char *signature, int before)
 {
     int best = 0;
@@ -732,8 +737,15 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
         med[0] = median_of(&o->arms[0]);
         med[1] = median_of(&o->arms[best]);
     }
-    char config[GT_SPACE_TEXT_MAX] = "";
+    char config[GT_SPACE_TEXT_MAX] = "", draw[GT_SPACE_TEXT_MAX + 96] = "";
     gt_space_format(p->space, o->arms[best].cfg, config, sizeof config);
+    if (best && med[0] <= med[1] * (1 + GT_GUARD_GAIN)) {
+        snprintf(draw, sizeof draw, " ('%s' read %.2f us, within the %.1f%% the guard keeps a gain from)", config,
+                 med[1], 100 * GT_GUARD_GAIN);
+        best = 0;
+        med[1] = med[0];
+        gt_space_format(p->space, o->arms[0].cfg, config, sizeof config);
+    }
     long entry = -1;
     if (!o->broken) {
         struct gt_centry e = {.signature = (char *)signature, .config = config, .cubin = o->arms[best].key,
@@ -741,8 +753,8 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
                               .time_us = med[1], .baseline_us = med[0], .trials = o->launched,
                               .space = (uint64_t)o->narms};
         entry = gt_plan_keep(p, &e);
-        gt_info("kernel %s: launch %s tuned online over %d launches: %s %.2f us against %.2f us, %.2fx", p->shown,
-                signature, o->launched, best ? config : "the original", med[1], med[0], med[0] / med[1]);
+        gt_info("kernel %s: launch %s tuned online over %d launches: %s %.2f us against %.2f us, %.2fx%s", p->shown,
+                signature, o->launched, best ? config : "the original", med[1], med[0], med[0] / med[1], draw);
     } else if (o->torn) {
         gt_info("kernel %s: launch %s: its context was torn down while it was tuned online; the original stays, "
                 "and a later run tunes it", p->shown, signature);
