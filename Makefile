@@ -264,7 +264,7 @@ export GT_BUILD := $(abspath $(BUILD))
 export GT_SANITIZE := $(if $(SAN),1,)
 
 # PROVE_JOBS=N runs N test files at once (CI: one per processor); the GPU
-# tests are meant to run one at a time, the default.
+# test files take turns on a lock (tests/lib.sh: gpu_alone) at any N.
 PROVE_JOBS ?= 1
 
 check:

@@ -3,7 +3,8 @@
 #   check "name" command...        a test that passes when the command succeeds
 #   is "$got" "$want" "name"       a test that compares two strings
 #   skip_all "reason"              skip the whole file
-#   need_gpu                       skip the whole file unless a CUDA device is usable
+#   need_gpu                       skip the whole file unless a CUDA device is usable, then
+#                                  hold the device alone (gpu_alone) until the file ends
 #   shim command...                run a command with libgputune preloaded
 #   run_as MODE BASE command...    run it without the shim (MODE plain) or under it
 #                                  in GPUTUNE_MODE=MODE; leaves BASE.out .err .rc .log
@@ -59,6 +60,21 @@ skip_all() {
 
 need_gpu() {
     _t_probe=$("$GT_BUILD/tests/helpers/gpu_probe" 2>&1) || skip_all "no usable CUDA device: $_t_probe"
+    gpu_alone
+}
+
+# The GPU test files time kernels against each other and against the
+# watchdog's budget: two at once (make test PROVE_JOBS=N) would time each
+# other's load.  Each holds an exclusive lock on a file of the build on fd 9
+# until it exits, so that they run one at a time whatever PROVE_JOBS is.
+# The processes it starts inherit the lock; one left running past its file
+# would hold it, so a file waits at most GT_GPU_WAIT seconds (default 900)
+# and then runs, saying so.
+gpu_alone() {
+    command -v flock >/dev/null 2>&1 || return 0
+    exec 9>>"$GT_BUILD/tests/gpu.lock"
+    flock -w "${GT_GPU_WAIT:-900}" 9 ||
+        echo "# waited ${GT_GPU_WAIT:-900} s for $GT_BUILD/tests/gpu.lock, held by another test file or what it left running; running beside it"
 }
 
 # Under SANITIZE=1 the sanitizer runtime must be the first library loaded,
