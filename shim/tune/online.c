@@ -738,14 +738,14 @@ static void decide(struct gt_online *o, struct gt_plan *p, const char *signature
         med[1] = median_of(&o->arms[best]);
     }
     char config[GT_SPACE_TEXT_MAX] = "", draw[GT_SPACE_TEXT_MAX + 96] = "";
-    gt_space_format(p->space, o->arms[best].cfg, config, sizeof config);
-    if (best && med[0] <= med[1] * (1 + GT_GUARD_GAIN)) {
+    if (best && 1 - med[1] / med[0] <= GT_GUARD_GAIN) { /* the gain as the guard reckons it */
+        gt_space_format(p->space, o->arms[best].cfg, config, sizeof config);
         snprintf(draw, sizeof draw, " ('%s' read %.2f us, within the %.1f%% the guard keeps a gain from)", config,
                  med[1], 100 * GT_GUARD_GAIN);
         best = 0;
         med[1] = med[0];
-        gt_space_format(p->space, o->arms[0].cfg, config, sizeof config);
     }
+    gt_space_format(p->space, o->arms[best].cfg, config, sizeof config);
     long entry = -1;
     if (!o->broken) {
         struct gt_centry e = {.signature = (char *)signature, .config = config, .cubin = o->arms[best].key,
