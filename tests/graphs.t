@@ -201,6 +201,19 @@ is "$(GPUTUNE_GUARD=off graph tune 3 goff)" "copy module 8x256;" \
     "GPUTUNE_GUARD=off: the winner goes into the graph unchecked"
 check "  no replay is timed" sh -c "! grep -q 'its replays take' '$TMP/goff.log'"
 
+# Under GPUTUNE_BUDGET the nodes' sessions count among the signatures
+# tuned, and none starts once the budget is spent.
+rm -rf "$TMP/graph16" "$TMP/graph17"
+GPUTUNE_BUDGET=100 graph tune 16 gbudget --two-nodes >/dev/null
+check "a budget: the graph's two nodes are tuned, and the progress line at exit counts them" \
+    grep -q "info: tuning: 2 of 2 signatures seen (.*) tuned, [0-9.]* s of 100 s spent" "$TMP/gbudget.log"
+GPUTUNE_BUDGET=0.000001 graph tune 17 gspent --two-nodes >/dev/null
+check "a budget spent by the first node's session: it keeps nothing" \
+    grep -q "kernel copy: launch grid=8,1,1 .* not tuned: the process's tuning budget ran out after 0 trials" \
+    "$TMP/gspent.log"
+check "  and the second node gets none" sh -c "! grep -q 'launch grid=16,1,1 .*tuned' '$TMP/gspent.log'"
+is "$(cat "$TMP"/graph17/*.ini 2>/dev/null | grep -c '^\[entry ')" 0 "  nothing is written, so a later run tunes both"
+
 rm -rf "$TMP/graph5"
 is "$(FAKECUDA_EVENTS_PENDING=1 graph tune 5 gpend)" "copy function 8x256;copy module 8x256;" \
     "where no replay's time can be read while the application replays (the GPU behind it)"

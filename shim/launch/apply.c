@@ -622,8 +622,8 @@ int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_th
     if (first)
         gt_plan_mark_done(n.p, n.sig);
     pthread_mutex_unlock(&n.p->lock);
-    if (!first)
-        return 0;
+    if (!first || gt_budget_node(n.p, n.sig) != GT_BUDGET_TUNE)
+        return 0; /* a spent budget leaves it to a later run */
     gt_direct_restore(n.hd);
     gt_session_tune(n.p, n.hd, &n.c, n.sig, n.signature, NULL);
     return 1;

@@ -28,8 +28,9 @@ int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *ou
  * frameworks launch a kernel a few times before they capture it). */
 int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in);
 /* Tunes a kernel node's signature now, outside its graph, if it has not
- * been: a session on stream s that launches nothing of the application's.
- * Returns 1 when one ran. */
+ * been and the process's budget is not spent (tune/budget.c): a session
+ * on stream s that launches nothing of the application's.  Returns 1 when
+ * one ran. */
 int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread);
 /* A replay of a kernel node's graph in online mode, with a turn of its
  * signature's trial in the node (online.c: gt_online_node, which says what

@@ -11,6 +11,10 @@
  * other untuned signature launched in the same epoch (since the last
  * session ended, at most EPOCH_SECONDS) has a larger share, so that a hot
  * signature is not kept waiting by one that ran once and never again.
+ * A graph's kernel nodes are tuned at the graph's second launch
+ * (launch/graphs.c), in the graph's order: their launches run inside the
+ * replays, where nothing meters them.  They count among the signatures
+ * seen and tuned, and none starts once the budget is spent.
  * Without a budget every signature is tuned at its first launch.  Either
  * way a progress line at info says, at most once a second, how far tuning
  * has come. */
@@ -196,6 +200,19 @@ enum gt_budget_turn gt_budget_turn(struct gt_plan *p, const struct gt_call *c, u
         }
         m->tuned = turn == GT_BUDGET_TUNE;
     }
+    pthread_mutex_unlock(&B.lock);
+    return turn;
+}
+
+enum gt_budget_turn gt_budget_node(const struct gt_plan *p, uint64_t sig)
+{
+    if (gt.env.budget <= 0)
+        return GT_BUDGET_TUNE;
+    pthread_mutex_lock(&B.lock);
+    enum gt_budget_turn turn = spent() ? GT_BUDGET_SPENT : GT_BUDGET_TUNE;
+    struct gt_meter *m = turn == GT_BUDGET_TUNE ? meter_of(p, sig) : NULL;
+    if (m)
+        m->tuned = 1;
     pthread_mutex_unlock(&B.lock);
     return turn;
 }

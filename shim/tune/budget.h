@@ -19,10 +19,12 @@ enum gt_budget_turn {
 };
 
 enum gt_budget_turn gt_budget_turn(struct gt_plan *p, const struct gt_call *c, uint64_t sig, CUresult *r);
-/* Seconds a session starting now may take at most, given `wanted`. */
+/* A graph's kernel node about to be tuned: GT_BUDGET_TUNE, counted as a
+ * signature seen and tuned, or GT_BUDGET_SPENT. */
+enum gt_budget_turn gt_budget_node(const struct gt_plan *p, uint64_t sig);
 /* Lets go of the meters' events before a context goes (see budget.c). */
 void gt_budget_detach(void);
-
+/* Seconds a session starting now may take at most, given `wanted`. */
 double gt_budget_allows(double wanted);
 /* A session ended after `seconds`, its winner `speedup` times as fast. */
 void gt_budget_spend(double seconds, double speedup);
