@@ -131,6 +131,9 @@ is "$(cell "$TMP/budget.out" mlp 6)" "1.9 (0.950x, 0.95-0.95)" "  GPUTUNE_BUDGET
 is "$(cell "$TMP/budget.out" mlp 14)" "3/4 sigs, 90% of GPU time, 2.5 s of 2.5 s" "  and the budget's progress line"
 check "  in the header" grep -qx -- '- GPUTUNE_SET of the tune runs: `budget.seconds=1`; GPUTUNE_BUDGET: 2.5 s' \
     "$TMP/budget/frameworks.md"
+FAKE_NODES=2 FAKE_BUDGET=2.5 FAKE_OUT=$TMP/nodes fake --rounds 1 --budget 2.5 --out "$TMP/nodes" mlp >"$TMP/nodes.out" 2>&1
+is "$(cell "$TMP/nodes.out" mlp 14)" "3/4 sigs (2 graph nodes, untimed), 90% of direct launches' GPU time, 2.5 s of 2.5 s" \
+    "  signatures tuned as graph nodes are named apart, since the budget does not time their launches"
 fake --budget 0 --out "$TMP/nobudget" mlp >/dev/null 2>"$TMP/nobudget.err"
 is "$?" 2 "--budget 0: a usage error"
 check "  saying so" grep -q -- "--budget must be positive" "$TMP/nobudget.err"

@@ -47,6 +47,7 @@ struct gt_meter {
     double us[METER_TIMED];
     unsigned epoch;         /* the last one it was launched in */
     int tuned, broken;      /* broken: its time is unknown, and taken as 0 */
+    int node;               /* tuned as a graph's kernel node: its time is not measured */
 };
 
 static struct gt_meter *meter_of(const struct gt_plan *p, uint64_t sig)
@@ -212,7 +213,7 @@ enum gt_budget_turn gt_budget_node(const struct gt_plan *p, uint64_t sig)
     enum gt_budget_turn turn = spent() ? GT_BUDGET_SPENT : GT_BUDGET_TUNE;
     struct gt_meter *m = turn == GT_BUDGET_TUNE ? meter_of(p, sig) : NULL;
     if (m)
-        m->tuned = 1;
+        m->tuned = m->node = 1;
     pthread_mutex_unlock(&B.lock);
     return turn;
 }
@@ -241,21 +242,30 @@ double gt_budget_allows(double wanted)
     return left < wanted ? left : wanted;
 }
 
-/* "12 of 140 signatures seen (86% of the GPU time measured)", or the count
- * of sessions when nothing is measured. */
+/* "12 of 140 signatures seen (86% of the GPU time measured)"; where some
+ * were tuned as graph nodes, "(3 in graphs; 86% of the GPU time measured
+ * on direct launches)"; the count of sessions when nothing is metered. */
 static void coverage(char *out, size_t cap)
 {
     double all = 0, tuned = 0;
-    int ntuned = 0;
+    int ntuned = 0, nodes = 0;
     for (struct gt_meter *m = B.all; m; m = m->next) {
         double s = share(m);
         all += s;
         tuned += m->tuned ? s : 0;
         ntuned += m->tuned;
+        nodes += m->node;
     }
+    char measured[96];
+    if (!nodes)
+        snprintf(measured, sizeof measured, "%.0f%% of the GPU time measured", all > 0 ? 100 * tuned / all : 0);
+    else if (all > 0)
+        snprintf(measured, sizeof measured, "%d in graphs; %.0f%% of the GPU time measured on direct launches",
+                 nodes, 100 * tuned / all);
+    else
+        snprintf(measured, sizeof measured, "%d in graphs", nodes);
     if (B.nmeters)
-        snprintf(out, cap, "%d of %d signatures seen (%.0f%% of the GPU time measured)", ntuned, B.nmeters,
-                 all > 0 ? 100 * tuned / all : 0);
+        snprintf(out, cap, "%d of %d signatures seen (%s)", ntuned, B.nmeters, measured);
     else
         snprintf(out, cap, "%d signature%s", B.sessions, B.sessions == 1 ? "" : "s");
 }
