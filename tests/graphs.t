@@ -214,6 +214,16 @@ check "a budget spent by the first node's session: it keeps nothing" \
 check "  and the second node gets none" sh -c "! grep -q 'launch grid=16,1,1 .*tuned' '$TMP/gspent.log'"
 is "$(cat "$TMP"/graph17/*.ini 2>/dev/null | grep -c '^\[entry ')" 0 "  nothing is written, so a later run tunes both"
 
+# The kernels launched directly before the capture (a framework's warm-up),
+# grid 16 four times slower: its node's session comes first, though the
+# graph holds it second.
+rm -rf "$TMP/graph18"
+FAKECUDA_GRID_MS=16:1 GPUTUNE_BUDGET=0.000001 graph tune 18 gorder --two-nodes --eager 4 >/dev/null
+check "a budget and the nodes' kernels timed on direct launches: the slower one's session goes first" \
+    grep -q "kernel copy: launch grid=16,1,1 .* not tuned: the process's tuning budget ran out after 0 trials" \
+    "$TMP/gorder.log"
+check "  and, the budget spent, the other gets none" sh -c "! grep -q 'launch grid=8,1,1 .*tuned' '$TMP/gorder.log'"
+
 rm -rf "$TMP/graph5"
 is "$(FAKECUDA_EVENTS_PENDING=1 graph tune 5 gpend)" "copy function 8x256;copy module 8x256;" \
     "where no replay's time can be read while the application replays (the GPU behind it)"

@@ -629,6 +629,12 @@ int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_th
     return 1;
 }
 
+double gt_apply_node_us(const CUDA_KERNEL_NODE_PARAMS *in)
+{
+    struct gt_node n;
+    return node_call(in, NULL, 0, &n) == 0 ? gt_budget_launch_us(n.p, n.sig) : 0;
+}
+
 int gt_apply_online_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread,
                          const struct gt_online_graph *gr, CUresult *r)
 {

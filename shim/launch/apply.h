@@ -32,6 +32,9 @@ int gt_apply_node_open(const CUDA_KERNEL_NODE_PARAMS *in);
  * on stream s that launches nothing of the application's.  Returns 1 when
  * one ran. */
 int gt_apply_tune_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thread);
+/* Microseconds a launch of the node's kernel took on direct launches, as
+ * the budget timed them (tune/budget.c); 0: unknown. */
+double gt_apply_node_us(const CUDA_KERNEL_NODE_PARAMS *in);
 /* A replay of a kernel node's graph in online mode, with a turn of its
  * signature's trial in the node (online.c: gt_online_node, which says what
  * it returns); -1 when its signature is not tuned online. */

@@ -219,6 +219,34 @@ static int show(struct gt_graph *x, int tuned)
     return 0;
 }
 
+struct ranked {
+    double us; /* a launch's time on direct launches; 0: unknown */
+    size_t i;  /* its place in the graph */
+};
+
+static int slowest_first(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->us != y->us)
+        return x->us < y->us ? 1 : -1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The order of the nodes' sessions: where the process's budget timed their
+ * kernels on direct launches, the slowest launch first (tune/budget.c), the
+ * rest in the graph's order.  NULL: the graph's order. */
+static struct ranked *session_order(CUgraphNode *v, size_t n)
+{
+    struct ranked *o = gt.env.budget > 0 && n ? gt_calloc(n, sizeof *o) : NULL;
+    CUDA_KERNEL_NODE_PARAMS p;
+    for (size_t i = 0; o && i < n; i++)
+        o[i] = (struct ranked){gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) == CUDA_SUCCESS ?
+                                   gt_apply_node_us(&p) : 0, i};
+    if (o)
+        qsort(o, n, sizeof *o, slowest_first);
+    return o;
+}
+
 /* Step 3: every untuned node's session; then the clone's nodes get what
  * is settled, a copy of it becomes the built clone (what the executable
  * graph holds from now on), and the clone's nodes get the winners under
@@ -227,14 +255,17 @@ static int tune_nodes(struct gt_graph *x, CUstream s, int per_thread)
 {
     size_t n = 0;
     CUgraphNode *v = kernel_nodes(x->tuned, &n);
+    struct ranked *order = session_order(v, n);
     CUDA_KERNEL_NODE_PARAMS p, q;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order ? order[k].i : k;
         if (gt.drv.cuGraphKernelNodeGetParams_v2(v[i], &p) != CUDA_SUCCESS)
             continue;
         gt_apply_tune_node(&p, s, per_thread);
         if (gt_apply_node(&p, &q, GT_NODE_SETTLED_COPY, NULL))
             gt.drv.cuGraphKernelNodeSetParams_v2(v[i], &q);
     }
+    free(order);
     CUresult r = n ? gt.drv.cuGraphClone(&x->built, x->tuned) : CUDA_ERROR_INVALID_VALUE;
     x->chosen = r == CUDA_SUCCESS ? gt_calloc(n, sizeof *x->chosen) : NULL;
     x->won = x->chosen ? gt_calloc(n, sizeof *x->won) : NULL;

@@ -12,9 +12,11 @@
  * session ended, at most EPOCH_SECONDS) has a larger share, so that a hot
  * signature is not kept waiting by one that ran once and never again.
  * A graph's kernel nodes are tuned at the graph's second launch
- * (launch/graphs.c), in the graph's order: their launches run inside the
- * replays, where nothing meters them.  They count among the signatures
- * seen and tuned, and none starts once the budget is spent.
+ * (launch/graphs.c): their launches run inside the replays, where nothing
+ * meters them, so the nodes whose kernels were timed on direct launches
+ * before (a framework's warm-up before its capture) go first, the slowest
+ * launch first, then the rest in the graph's order.  They count among the
+ * signatures seen and tuned, and none starts once the budget is spent.
  * Without a budget every signature is tuned at its first launch.  Either
  * way a progress line at info says, at most once a second, how far tuning
  * has come. */
@@ -49,6 +51,13 @@ struct gt_meter {
     int tuned, broken;      /* broken: its time is unknown, and taken as 0 */
     int node;               /* tuned as a graph's kernel node: its time is not measured */
 };
+
+/* Its meter, or NULL: none yet, or the key is another signature's. */
+static struct gt_meter *find_meter(const struct gt_plan *p, uint64_t sig)
+{
+    struct gt_meter *m = gt_map_get(&B.meters, gt_plan_key(p, sig));
+    return m && m->p == p && m->sig == sig ? m : NULL;
+}
 
 static struct gt_meter *meter_of(const struct gt_plan *p, uint64_t sig)
 {
@@ -112,16 +121,22 @@ static int wait_meter(struct gt_meter *m)
     return measured(m) ? 0 : -1;
 }
 
-/* Microseconds of GPU time it has taken so far, as far as its timed
- * launches tell. */
-static double share(const struct gt_meter *m)
+/* Microseconds one launch takes, as far as its timed launches tell; 0:
+ * unknown. */
+static double per_launch(const struct gt_meter *m)
 {
     if (m->broken || !m->read)
         return 0;
     double t[METER_TIMED];
     for (int i = 0; i < m->read; i++)
         t[i] = m->us[i];
-    return gt_median(t, m->read) * (double)m->launches;
+    return gt_median(t, m->read);
+}
+
+/* Microseconds of GPU time it has taken so far. */
+static double share(const struct gt_meter *m)
+{
+    return per_launch(m) * (double)m->launches;
 }
 
 /* Launches c with events around it, as the meter's next timed launch. */
@@ -216,6 +231,19 @@ enum gt_budget_turn gt_budget_node(const struct gt_plan *p, uint64_t sig)
         m->tuned = m->node = 1;
     pthread_mutex_unlock(&B.lock);
     return turn;
+}
+
+double gt_budget_launch_us(const struct gt_plan *p, uint64_t sig)
+{
+    if (gt.env.budget <= 0)
+        return 0;
+    pthread_mutex_lock(&B.lock);
+    struct gt_meter *m = find_meter(p, sig);
+    if (m)
+        read_meter(m);
+    double us = m ? per_launch(m) : 0;
+    pthread_mutex_unlock(&B.lock);
+    return us;
 }
 
 /* Before a context goes, with the events of its launches: each meter keeps

@@ -22,6 +22,9 @@ enum gt_budget_turn gt_budget_turn(struct gt_plan *p, const struct gt_call *c, u
 /* A graph's kernel node about to be tuned: GT_BUDGET_TUNE, counted as a
  * signature seen and tuned, or GT_BUDGET_SPENT. */
 enum gt_budget_turn gt_budget_node(const struct gt_plan *p, uint64_t sig);
+/* Microseconds one direct launch of the signature took, as its meter
+ * timed it under a budget; 0: unknown, or no budget. */
+double gt_budget_launch_us(const struct gt_plan *p, uint64_t sig);
 /* Lets go of the meters' events before a context goes (see budget.c). */
 void gt_budget_detach(void);
 /* Seconds a session starting now may take at most, given `wanted`. */

@@ -25,7 +25,8 @@
  * it ran a function of a module loaded by cuModuleLoadData (a variant the
  * shim built), and FAKECUDA_BOTH_APP_MS on the default stream when that
  * function also prefers L1; FAKECUDA_JITTER spreads the default stream's
- * times (jitter).  FAKECUDA_NOISE makes copy compute (noisy_copy), and
+ * times (jitter); FAKECUDA_GRID_MS="G:MS" times MS where nothing above set
+ * a time and the launch's grid was G wide.  FAKECUDA_NOISE makes copy compute (noisy_copy), and
  * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
@@ -407,6 +408,7 @@ static int last_module; /* the last launch ran a function of a loaded module (a 
 static int last_watched; /* and that module has the watchdog's checks */
 static float last_stop_ms; /* and they stopped it at its deadline, after this long */
 static float last_graph_ms; /* the last launch was a graph's, timed so (FAKECUDA_GRAPH_DELTA_MS); 0: not */
+static unsigned last_grid; /* the last launch's grid width */
 static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned smem, void **params);
 
@@ -488,7 +490,7 @@ static void arm(const void *f, void **params)
     wd[GT_WD_BUDGET] = budget;
 }
 
-static CUresult launch(const void *f, unsigned bx)
+static CUresult launch(const void *f, unsigned gx, unsigned bx)
 {
     if (!valid(f) || other_context(((const struct fake_func *)f)->ctx, "a launch of a function"))
         return CUDA_ERROR_INVALID_HANDLE;
@@ -497,6 +499,7 @@ static CUresult launch(const void *f, unsigned bx)
     last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
     last_module = ((const struct fake_func *)f)->from_module;
     last_graph_ms = 0;
+    last_grid = gx;
     watch_launch(f);
     record_launch(f);
     keep_ran(f);
@@ -557,7 +560,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     noisy_copy(f, p);
     compare(f, p);
     arm(f, p);
-    return launch(f, bx);
+    return launch(f, gx, bx);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -565,22 +568,22 @@ CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz
 {
     CALL(RUNS);
     (void)s; (void)e;
-    return capturing ? captured(f, gx, gy, gz, bx, by, bz, smem, p) : launch(f, bx);
+    return capturing ? captured(f, gx, gy, gz, bx, by, bz, smem, p) : launch(f, gx, bx);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e)
 {
     CALL(RUNS);
     (void)p; (void)e;
-    return launch(f, c->blockDimX);
+    return launch(f, c->gridDimX, c->blockDimX);
 }
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                    unsigned by, unsigned bz, unsigned smem, CUstream s, void **p)
 {
     CALL(RUNS);
-    (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p;
-    return launch(f, bx);
+    (void)gy; (void)gz; (void)by; (void)bz; (void)smem; (void)s; (void)p;
+    return launch(f, gx, bx);
 }
 
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
@@ -764,6 +767,7 @@ struct fake_event {
     int l1, module, watched;
     float stop_ms; /* the watchdog stopped the launch before it after this long */
     float graph_ms; /* the launch before it was a graph's, timed so */
+    unsigned grid;  /* the grid width of the launch before it */
     long synced; /* the synchronizations before it was recorded */
     long torn;   /* the contexts torn down before it was made */
 };
@@ -830,6 +834,7 @@ static CUresult event_record(CUevent e, CUstream s)
     ev->watched = last_watched;
     ev->stop_ms = last_stop_ms;
     ev->graph_ms = last_graph_ms;
+    ev->grid = last_grid;
     ev->synced = atomic_load(&syncs);
     return CUDA_SUCCESS;
 }
@@ -881,6 +886,10 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
     }
     if (end->watched && getenv("FAKECUDA_WATCHED_MS"))
         v = getenv("FAKECUDA_WATCHED_MS");
+    const char *g = getenv("FAKECUDA_GRID_MS");
+    char *at;
+    if (!v && g && strtoul(g, &at, 10) == end->grid && *at == ':')
+        v = at + 1;
     *ms = (v ? strtof(v, NULL) : 0.25f) * (end->stream ? 1.0f : jitter());
     return CUDA_SUCCESS;
 }
@@ -1243,7 +1252,7 @@ static CUresult graph_launch(CUgraphExec e)
     float ms = 0.25f;
     for (int i = 0; x && i < x->n && r == CUDA_SUCCESS; i++) {
         const void *f = x->node[i].p.func ? (const void *)x->node[i].p.func : (const void *)x->node[i].p.kern;
-        r = launch(f, x->node[i].p.blockDimX);
+        r = launch(f, x->node[i].p.gridDimX, x->node[i].p.blockDimX);
         if (d && r == CUDA_SUCCESS && ((const struct fake_func *)f)->from_module)
             ms += strtof(d, NULL);
         d = d && strchr(d, ',') ? strchr(d, ',') + 1 : NULL;

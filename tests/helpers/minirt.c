@@ -26,7 +26,10 @@
  *                                   (N times with --copies N, MS
  *                                   milliseconds apart with --pace MS;
  *                                   with --two-nodes, copy at grid 16
- *                                   after it too: two signatures)
+ *                                   after it too: two signatures; with
+ *                                   --eager K, each launched K times
+ *                                   directly first, as a framework's
+ *                                   warm-up before its capture)
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -339,7 +342,7 @@ static void say_suspended(int every, int n)
 
 /* --copies and what goes with it. */
 struct copies {
-    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes;
+    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes, eager;
 };
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
@@ -386,6 +389,11 @@ static int run_graph(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
     int suspended = 0;
     copy_x = x;
     copy_y = y;
+    for (int i = 0; i < o->eager; i++) {
+        launch_copy(8);
+        if (o->two_nodes)
+            launch_copy(16);
+    }
     check("cuStreamBeginCapture", cu.streamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL));
     launch_copy(8);
     if (o->two_nodes)
@@ -462,6 +470,8 @@ int main(int argc, char **argv)
             cp.reset = 1;
         if (strcmp(argv[i], "--after") == 0 && i + 1 < argc)
             cp.after = atoi(argv[++i]);
+        if (strcmp(argv[i], "--eager") == 0 && i + 1 < argc)
+            cp.eager = atoi(argv[++i]);
         if (strcmp(argv[i], "--two-nodes") == 0)
             cp.two_nodes = 1;
         if (strcmp(argv[i], "--two-contexts") == 0)
