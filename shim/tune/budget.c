@@ -52,18 +52,22 @@ struct gt_meter {
     int node;               /* tuned as a graph's kernel node: its time is not measured */
 };
 
-/* Its meter, or NULL: none yet, or the key is another signature's. */
-static struct gt_meter *find_meter(const struct gt_plan *p, uint64_t sig)
+/* Its meter, or NULL: none yet, or its key holds another signature's
+ * (*taken: the key holds a meter, its own or another's). */
+static struct gt_meter *find_meter(const struct gt_plan *p, uint64_t sig, int *taken)
 {
     struct gt_meter *m = gt_map_get(&B.meters, gt_plan_key(p, sig));
+    *taken = m != NULL;
     return m && m->p == p && m->sig == sig ? m : NULL;
 }
 
+/* Its meter, made at its first launch; NULL where it cannot have one. */
 static struct gt_meter *meter_of(const struct gt_plan *p, uint64_t sig)
 {
-    struct gt_meter *m = gt_map_get(&B.meters, gt_plan_key(p, sig));
-    if (m)
-        return m->p == p && m->sig == sig ? m : NULL;
+    int taken;
+    struct gt_meter *m = find_meter(p, sig, &taken);
+    if (m || taken)
+        return m;
     if (!(m = gt_calloc(1, sizeof *m)))
         return NULL;
     *m = (struct gt_meter){.next = B.all, .p = p, .sig = sig};
@@ -237,8 +241,9 @@ double gt_budget_launch_us(const struct gt_plan *p, uint64_t sig)
 {
     if (gt.env.budget <= 0)
         return 0;
+    int taken;
     pthread_mutex_lock(&B.lock);
-    struct gt_meter *m = find_meter(p, sig);
+    struct gt_meter *m = find_meter(p, sig, &taken);
     if (m)
         read_meter(m);
     double us = m ? per_launch(m) : 0;
