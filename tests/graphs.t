@@ -240,6 +240,28 @@ for f in cuGraphClone cuGraphExecUpdate_v2 cuGraphGetNodes; do
     is "$(grep ' warn: \| error: ' "$TMP/gfail.log")" "" "  and the application sees nothing of it"
 done
 
+# A stream capture takes the function's cache preference into its nodes
+# for good, as the real driver does (the stand-in's nodes keep the one
+# their function had when they were set).  Trials and online turns that
+# set one on the application's own function put its own back as they end,
+# so that a framework's capture right after its warm-up (one launch
+# directly, then the capture) records the application's kernel as it set
+# it: here cache=l1 reads slower in trials and the original is kept.
+printf '[kernel "copy"]\ncache = default, shared, l1, equal\n' >"$TMP/copycache.ini"
+# The cache preferences the graph's nodes of the application's function ran with, one line.
+replays_cache() {
+    grep '^copy function ' "$TMP/$1.launches" | sort -u | tr '\n' ';'
+}
+for way in "tune 19 1" "online 20 3"; do
+    set -- $way
+    rm -rf "$TMP/graph$2" "$TMP/cc$2.launches"
+    FAKECUDA_L1_TRIAL_MS=0.3 FAKECUDA_LAUNCHES="$TMP/cc$2.launches" GPUTUNE_POLICY="$TMP/copycache.ini" \
+        graph "$1" "$2" "gcache$2" --eager "$3" >/dev/null
+    check "$1 mode, $3 direct launches before the capture: a cache preference was tried on the application's function" \
+        grep -q '^copy kernel \(shared\|l1\|equal\)$' "$TMP/cc$2.launches"
+    is "$(replays_cache "cc$2")" "copy function none;" "  the graph's replays run it with the application's own preference"
+done
+
 # Every driver call of a graph's tuning failing in turn (every k-th,
 # GT_FAULT_STEP=1 for each), in tune mode and in online mode: the
 # application ends as it would on that error, never by a signal or a hang,

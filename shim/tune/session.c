@@ -45,6 +45,7 @@
 #include "clock.h"
 #include "csv.h"
 #include "devk.h"
+#include "direct.h"
 #include "estimate.h"
 #include "hash.h"
 #include "median.h"
@@ -993,6 +994,9 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
     gt_budget_spend(gt_clock_seconds() - t0,
                     ok && winner >= 0 && s.best[winner].us > 0 ? baseline / s.best[winner].us : 1);
     session_free(&s);
+    /* The trials' last cache preference must not outlive them: a stream
+     * capture takes a function's preference into the graph for good. */
+    gt_direct_restore(hd);
     end_exclusive();
     return ch && r ? gt_plan_run(p, ch, hd, c, r) : 0;
 }

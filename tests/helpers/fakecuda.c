@@ -14,7 +14,8 @@
  * function's name, where it came from (kernel, function, module) and its
  * grid and block width; FAKECUDA_LAUNCHES=FILE, for each launch run, its
  * function's name, where it came from (`checked`: a module with the
- * watchdog's checks) and its cache preference.
+ * watchdog's checks) and its cache preference (a graph's node: the one
+ * its function had when the node was set, as the real driver keeps it).
  * FAKECUDA_PARAMS="offset:size,..." sets the parameter layout every kernel
  * reports (default: an int, a float and two pointers).  Two events time
  * 0.25 ms, or, when the last launch before the second ran a function set to
@@ -342,8 +343,8 @@ CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
     if (!valid(k))
         return CUDA_ERROR_INVALID_HANDLE;
     struct fake_func *kf = (struct fake_func *)k;
-    if (!kf->as_function)
-        kf->as_function = make_func(kf->name, 0);
+    if (!kf->as_function && (kf->as_function = make_func(kf->name, 0)) != NULL)
+        kf->as_function->cache = kf->cache;
     *f = (CUfunction)kf->as_function;
     return CUDA_SUCCESS;
 }
@@ -414,7 +415,7 @@ static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, un
 
 /* FAKECUDA_LAUNCHES: each launch run, with what it ran (after watch_launch,
  * which says whether it runs the watchdog's checks). */
-static void record_launch(const struct fake_func *f)
+static void record_launch(const struct fake_func *f, CUfunc_cache cache)
 {
     static const char *const caches[] = {[CU_FUNC_CACHE_PREFER_NONE] = "none",
                                          [CU_FUNC_CACHE_PREFER_SHARED] = "shared",
@@ -423,7 +424,7 @@ static void record_launch(const struct fake_func *f)
     const char *path = getenv("FAKECUDA_LAUNCHES");
     FILE *out = path ? fopen(path, "a") : NULL;
     if (out) {
-        fprintf(out, "%s %s %s\n", f->name, last_watched ? "checked" : origin(f), caches[f->cache]);
+        fprintf(out, "%s %s %s\n", f->name, last_watched ? "checked" : origin(f), caches[cache]);
         fclose(out);
     }
 }
@@ -435,7 +436,7 @@ static struct fakecuda_ran ran[RAN_MAX];
 static size_t nran;
 static pthread_mutex_t ran_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void keep_ran(const struct fake_func *f)
+static void keep_ran(const struct fake_func *f, CUfunc_cache cache)
 {
     if (!getenv("FAKECUPTI_US"))
         return;
@@ -444,7 +445,7 @@ static void keep_ran(const struct fake_func *f)
         struct fakecuda_ran *r = &ran[nran++];
         snprintf(r->name, sizeof r->name, "%s", f->name);
         r->from_module = f->from_module;
-        r->l1 = f->cache == CU_FUNC_CACHE_PREFER_L1;
+        r->l1 = cache == CU_FUNC_CACHE_PREFER_L1;
     }
     pthread_mutex_unlock(&ran_lock);
 }
@@ -490,20 +491,27 @@ static void arm(const void *f, void **params)
     wd[GT_WD_BUDGET] = budget;
 }
 
-static CUresult launch(const void *f, unsigned gx, unsigned bx)
+/* A launch of f with the cache preference `cache`: the function's own at
+ * a launch, the one a graph's node took when it was set. */
+static CUresult launch_as(const void *f, unsigned gx, unsigned bx, CUfunc_cache cache)
 {
     if (!valid(f) || other_context(((const struct fake_func *)f)->ctx, "a launch of a function"))
         return CUDA_ERROR_INVALID_HANDLE;
     if (bx > 1024)
         return CUDA_ERROR_INVALID_VALUE;
-    last_l1 = ((const struct fake_func *)f)->cache == CU_FUNC_CACHE_PREFER_L1;
+    last_l1 = cache == CU_FUNC_CACHE_PREFER_L1;
     last_module = ((const struct fake_func *)f)->from_module;
     last_graph_ms = 0;
     last_grid = gx;
     watch_launch(f);
-    record_launch(f);
-    keep_ran(f);
+    record_launch(f, cache);
+    keep_ran(f, cache);
     return CUDA_SUCCESS;
+}
+
+static CUresult launch(const void *f, unsigned gx, unsigned bx)
+{
+    return launch_as(f, gx, bx, valid(f) ? ((const struct fake_func *)f)->cache : CU_FUNC_CACHE_PREFER_NONE);
 }
 
 /* FAKECUDA_NOISE=E: copy(n, a, x, y) computes y = x (1 + E) and x (1 - E)
@@ -933,7 +941,10 @@ static CUresult set_cache(void *f, CUfunc_cache c)
         return CUDA_ERROR_INVALID_HANDLE;
     if ((unsigned)c > CU_FUNC_CACHE_PREFER_EQUAL)
         return CUDA_ERROR_INVALID_VALUE;
-    ((struct fake_func *)f)->cache = c;
+    struct fake_func *ff = f;
+    ff->cache = c;
+    if (ff->is_kernel && ff->as_function) /* one preference: the kernel's is its function's in the context */
+        ff->as_function->cache = c;
     return CUDA_SUCCESS;
 }
 
@@ -1018,6 +1029,7 @@ struct fake_graph;
 struct fake_node {
     struct fake_graph *owner;
     CUDA_KERNEL_NODE_PARAMS p;
+    CUfunc_cache cache; /* its function's preference when the node was set: a replay runs with this one */
     unsigned char args[64];
     void *argv[FAKE_ARGS];
 };
@@ -1043,11 +1055,16 @@ static struct fake_graph *graph_new(void)
     return g;
 }
 
-/* The node's parameters, its own copy of the arguments among them. */
+/* The node's parameters, its own copy of the arguments among them, and
+ * the cache preference its function has now: the real driver's nodes take
+ * it when they are captured, added or set, and keep it whatever is set on
+ * the function after (a copy of a node, or an update from it, keeps the
+ * node's: node_copy). */
 static void node_set(struct fake_node *n, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     n->p = *p;
     const void *f = p->func ? (const void *)p->func : (const void *)p->kern;
+    n->cache = valid(f) ? ((const struct fake_func *)f)->cache : CU_FUNC_CACHE_PREFER_NONE;
     size_t k = 0, off, size;
     for (; p->kernelParams && k < FAKE_ARGS && param_info(f, k, &off, &size) == CUDA_SUCCESS &&
            off + size <= sizeof n->args;
@@ -1071,11 +1088,18 @@ static CUresult node_add(struct fake_graph *g, const CUDA_KERNEL_NODE_PARAMS *p,
     return CUDA_SUCCESS;
 }
 
+static void node_copy(struct fake_node *n, const struct fake_node *from)
+{
+    node_set(n, &from->p);
+    n->cache = from->cache;
+}
+
 static struct fake_graph *graph_copy(const struct fake_graph *from)
 {
     struct fake_graph *g = from ? graph_new() : NULL;
     for (int i = 0; g && i < from->n; i++)
-        node_add(g, &from->node[i].p, NULL);
+        if (node_add(g, &from->node[i].p, NULL) == CUDA_SUCCESS)
+            g->node[i].cache = from->node[i].cache;
     return g;
 }
 
@@ -1237,7 +1261,7 @@ CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph h, CUgraphExecUpdateResultI
     }
     for (int i = 0; i < g->n; i++) {
         node_params(&g->node[i].p);
-        node_set(&x->node[i], &g->node[i].p);
+        node_copy(&x->node[i], &g->node[i]);
     }
     return CUDA_SUCCESS;
 }
@@ -1252,7 +1276,7 @@ static CUresult graph_launch(CUgraphExec e)
     float ms = 0.25f;
     for (int i = 0; x && i < x->n && r == CUDA_SUCCESS; i++) {
         const void *f = x->node[i].p.func ? (const void *)x->node[i].p.func : (const void *)x->node[i].p.kern;
-        r = launch(f, x->node[i].p.gridDimX, x->node[i].p.blockDimX);
+        r = launch_as(f, x->node[i].p.gridDimX, x->node[i].p.blockDimX, x->node[i].cache);
         if (d && r == CUDA_SUCCESS && ((const struct fake_func *)f)->from_module)
             ms += strtof(d, NULL);
         d = d && strchr(d, ',') ? strchr(d, ',') + 1 : NULL;
