@@ -262,6 +262,16 @@ for way in "tune 19 1" "online 20 3"; do
     is "$(replays_cache "cc$2")" "copy function none;" "  the graph's replays run it with the application's own preference"
 done
 
+# Run mode with cache=l1 forced: the direct launches leave it on the
+# function; a captured launch of the original takes the application's own
+# (here the copy of the image that would carry l1 into the nodes fails to
+# load, so the nodes keep the captured original).
+rm -rf "$TMP/graph21" "$TMP/cc21.launches"
+FAKECUDA_FAIL=cuModuleLoadData FAKECUDA_LAUNCHES="$TMP/cc21.launches" GPUTUNE_POLICY="$TMP/copycache.ini" \
+    GPUTUNE_FORCE='copy cache=l1' graph run 21 gforcel1 --eager 2 >/dev/null
+is "$(grep -c '^copy kernel l1$' "$TMP/cc21.launches")" 2 "run mode, cache=l1 forced: the direct launches run it"
+is "$(replays_cache cc21)" "copy function none;" "  the graph's replays run the captured original with the application's preference"
+
 # Every driver call of a graph's tuning failing in turn (every k-th,
 # GT_FAULT_STEP=1 for each), in tune mode and in online mode: the
 # application ends as it would on that error, never by a signal or a hang,

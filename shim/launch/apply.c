@@ -559,10 +559,13 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
         gt_apply_watch_exit();
         return gt_plan_run(p, ch, hd, c, r);
     }
+    /* The application's own cache preference on the function before the
+     * launch, into a capture too: a capture takes the function's preference
+     * into the graph for good, and the driver takes this call while a stream
+     * captures (H200, driver 580, every capture mode). */
+    gt_direct_restore(hd);
     if (ch && gt_plan_runs(ch) && gt_plan_run_captured(p, ch, hd, c, r))
         return 1;
-    if (!captured) /* nothing is set on a function during a capture (plan.c) */
-        gt_direct_restore(hd);
     return 0;
 }
 

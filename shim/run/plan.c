@@ -770,10 +770,10 @@ CUfunction gt_plan_node_function(struct gt_plan *p, struct gt_choice *ch, const 
  * module variables are captured with it; for launch-time knobs, the copy of
  * the image a graph's nodes got), or launch-time knobs without a cache
  * preference (the carve-out goes with the launch; a cache preference is the
- * function's, set on the host, and loading a module is no stream
- * operation).  Nothing is set on a function during a capture: a call the
- * driver finds unsafe there would invalidate the application's capture.
- * Returns as gt_plan_run. */
+ * function's, and the capture would take it into the graph for every
+ * launch of that function there, and loading a module is no stream
+ * operation).  The caller has put the application's own preference back
+ * on the function (apply.c).  Returns as gt_plan_run. */
 int gt_plan_run_captured(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c,
                          CUresult *r)
 {
