@@ -54,7 +54,7 @@ EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/threads_app $(BUILD)/examples/suite
 BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx \
              $(BUILD)/bench/snapshot_app $(BUILD)/bench/watchdog_overhead $(BUILD)/bench/watchdog_kernels.ptx \
-             $(BUILD)/bench/peak $(BUILD)/bench/replay $(BUILD)/bench/timing_kinds
+             $(BUILD)/bench/peak $(BUILD)/bench/replay $(BUILD)/bench/timing_kinds $(BUILD)/bench/graph_driver
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -240,6 +240,10 @@ $(BUILD)/bench/timing_kinds: bench/timing_kinds.cu bench/check.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@ -ldl
 
+$(BUILD)/bench/graph_driver: bench/graph_driver.cu bench/check.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
+
 $(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
@@ -291,6 +295,7 @@ demo: all
 
 bench: all
 	$(BUILD)/bench/timing_kinds
+	$(BUILD)/bench/graph_driver
 	bench/launch_overhead
 	bench/launch_overhead --mode tune
 	bench/launch_overhead --mode online
