@@ -134,6 +134,22 @@ check "  in the header" grep -qx -- '- GPUTUNE_SET of the tune runs: `budget.sec
 FAKE_NODES=2 FAKE_BUDGET=2.5 FAKE_OUT=$TMP/nodes fake --rounds 1 --budget 2.5 --out "$TMP/nodes" mlp >"$TMP/nodes.out" 2>&1
 is "$(cell "$TMP/nodes.out" mlp 14)" "3/4 sigs (2 graph nodes, untimed), 90% of direct launches' GPU time, 2.5 s of 2.5 s" \
     "  signatures tuned as graph nodes are named apart, since the budget does not time their launches"
+FAKE_OUT=$TMP/prof fake --rounds 2 --online --profile 5 --out "$TMP/prof" mlp >"$TMP/prof.out" 2>&1
+is "$?" 0 "--profile: exit status 0"
+is "$(grep -F '| mlp | `gemm' "$TMP/prof.out")" \
+    '| mlp | `gemm\|tile <float>` | 2.00 | 10.00 | 10.00 (1.000x) | 10.00 (1.000x) | 9.00 (0.900x) | 9.50 (0.950x) | 9.00 (0.900x) |' \
+    "  a kernel's time a launch in each way, the median over the rounds, and its ratio to plain's"
+is "$(grep -F '| mlp | `fill`' "$TMP/prof.out")" \
+    '| mlp | `fill` | 1.00 | 1.00 | 1.00 (1.000x) | 1.00 (1.000x) | 1.20 (1.200x) | 1.00 (1.000x) | 1.00 (1.000x) |' \
+    "  the kernels in the order of plain's time"
+is "$(grep -F '| mlp | every kernel' "$TMP/prof.out")" \
+    '| mlp | every kernel and copy, an iteration | - | 21.00 | 21.00 (1.000x) | 21.00 (1.000x) | 19.20 (0.914x) | 20.00 (0.952x) | 19.00 (0.905x) |' \
+    "  and every kernel's time an iteration"
+check "  a malformed kernel line is left out" sh -c "! grep -q broken '$TMP/prof.out'"
+is "$(grep -c '^mlp \(prime\|tuning\): \(2\|1.9\) ms' "$TMP/prof.out")" 2 "  the priming and the tuning run not profiled"
+check "without --profile, no kernel table" sh -c "! grep -q '^Kernels inside' '$R'"
+fake --profile -1 --out "$TMP/noprofile" mlp >/dev/null 2>"$TMP/noprofile.err"
+is "$?" 2 "--profile -1: a usage error"
 fake --budget 0 --out "$TMP/nobudget" mlp >/dev/null 2>"$TMP/nobudget.err"
 is "$?" 2 "--budget 0: a usage error"
 check "  saying so" grep -q -- "--budget must be positive" "$TMP/nobudget.err"

@@ -15,6 +15,13 @@ from an idle device to the next synchronization, and prints
     iterations W+GxN
     versions python=... torch=...
 
+and, with FWBENCH_PROFILE=K in a PyTorch workload, K more iterations after its
+outputs are written, under torch.profiler (CUPTI's kernel records, a graph's
+nodes among them), one line per kernel and one for them all:
+
+    kernel L US NAME     launches an iteration, median time a launch in us
+    kernels_us S         every kernel's and copy's time an iteration, in us
+
 Under bench/frameworks/run (FWBENCH_TURNS) each group is a turn the driver
 gives, timed as two halves of N/2 iterations back to back: the measured half
 second on even turns and first on odd ones; time_ms counts the measured
@@ -227,6 +234,26 @@ def timed_groups(step, sync, groups, per_group, tune_s):
     return ms
 
 
+def profile_kernels(step, sync, iterations):
+    """The kernel lines of FWBENCH_PROFILE (the top comment): each kernel's and copy's median time and
+    launches an iteration, over `iterations` more iterations; nothing outside PyTorch."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iterations):
+            step()
+        sync()
+    times = {}
+    for e in prof.events():
+        if e.device_type.name == "CUDA":
+            times.setdefault(" ".join(e.name.split()), []).append(e.time_range.elapsed_us())
+    for name, us in sorted(times.items(), key=lambda kv: -sum(kv[1])):
+        print(f"kernel {len(us) / iterations:.2f} {statistics.median(us):.3f} {name}")
+    print(f"kernels_us {sum(sum(us) for us in times.values()) / iterations:.2f}", flush=True)
+
+
 def run(out, build, groups, per_group, warmup=STEADY):
     """build() makes the model and returns (step, sync, outputs): one iteration, a wait for the device,
     and the list of bytes to write. Times and writes as the top comment says."""
@@ -254,3 +281,9 @@ def run(out, build, groups, per_group, warmup=STEADY):
         print(f"in_process {statistics.median(paired):.4f}")
     print(f"iterations {warmup}+{len(timed)}x{per_group}")
     print("versions " + " ".join(f"{k}={v}" for k, v in VERSIONS.items()), flush=True)
+    profiled = os.environ.get("FWBENCH_PROFILE", "")
+    if profiled.isdigit() and int(profiled) > 0:
+        try:
+            profile_kernels(step, sync, int(profiled))
+        except Exception as e:  # the profiler's own failure (CUPTI held elsewhere) leaves the run's results
+            print(f"FWBENCH_PROFILE: no kernel times: {e}", file=sys.stderr)
