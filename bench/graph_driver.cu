@@ -98,7 +98,8 @@ static void update(cudaGraphExec_t e, cudaGraph_t g)
     CK(cudaGraphExecUpdate(e, g, &info));
 }
 
-static double replay_us(cudaGraphExec_t e)
+/* The time of one of REPLAYS back-to-back calls of issue(arg) on the stream, between two events. */
+static double each_us(void (*issue)(const void *), const void *arg)
 {
     cudaEvent_t a, b;
     float ms;
@@ -106,13 +107,23 @@ static double replay_us(cudaGraphExec_t e)
     CK(cudaEventCreate(&b));
     CK(cudaEventRecord(a, st));
     for (int i = 0; i < REPLAYS; i++)
-        CK(cudaGraphLaunch(e, st));
+        issue(arg);
     CK(cudaEventRecord(b, st));
     CK(cudaEventSynchronize(b));
     CK(cudaEventElapsedTime(&ms, a, b));
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
     return ms * 1e3 / REPLAYS;
+}
+
+static void replay(const void *exec)
+{
+    CK(cudaGraphLaunch((cudaGraphExec_t)exec, st));
+}
+
+static double replay_us(cudaGraphExec_t e)
+{
+    return each_us(replay, e);
 }
 
 static int by_value(const void *x, const void *y)
@@ -216,25 +227,19 @@ static void preference(int carveout)
     CK(cudaGraphDestroy(with));
 }
 
+static void launch_tile(const void *cfg)
+{
+    CK(cudaLaunchKernelEx((const cudaLaunchConfig_t *)cfg, shared_tile_a, (const float *)in, out));
+}
+
+/* The shared-memory kernel's time a launch, with a carve-out attribute on each launch (none: < 0). */
 static double tile_launches_us(int carveout)
 {
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
     at.val.sharedMemCarveout = (unsigned)carveout;
     cudaLaunchConfig_t cfg = {dim3(16, 12), dim3(128), 0, st, &at, carveout >= 0 ? 1u : 0u};
-    cudaEvent_t a, b;
-    float ms;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    CK(cudaEventRecord(a, st));
-    for (int i = 0; i < REPLAYS; i++)
-        CK(cudaLaunchKernelEx(&cfg, shared_tile_a, (const float *)in, out));
-    CK(cudaEventRecord(b, st));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return ms * 1e3 / REPLAYS;
+    return each_us(launch_tile, &cfg);
 }
 
 static void sticky_carveout(void)
