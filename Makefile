@@ -242,7 +242,7 @@ $(BUILD)/bench/timing_kinds: bench/timing_kinds.cu bench/check.h
 
 $(BUILD)/bench/graph_driver: bench/graph_driver.cu bench/check.h
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@
+	$(NVCC) $(NVFLAGS) -arch=sm_90 $< -o $@ -lnvrtc $(RPATH)
 
 $(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)

@@ -3,25 +3,39 @@
  *
  *   graph_driver
  *
- * 1. Updates.  A chain of N kernel nodes (N = 24, about 85 us a replay on
+ * 1. Updates.  A chain of N kernel nodes (N = 24, about 80 us a replay on
  *    an H200, and N = 4) replayed as instantiated, and after each kind of
  *    update the shim makes: cuGraphExecUpdate from an identical clone; to a
  *    clone whose nodes run other functions and back (online mode's turns,
- *    the guard's alternation); cuGraphExecKernelNodeSetParams away and back;
- *    and a graph instantiated fresh from the clone.  Each row is the median
- *    time a replay over rounds of 100 replays, all kinds interleaved, and its
- *    ratio to the graph as instantiated.
+ *    the guard's alternation), once and 1000 times; cuGraphExecKernelNodeSetParams
+ *    away and back; and a graph instantiated fresh from the clone.  Then
+ *    each node of 24 updated to a copy of its kernel in a module of its own
+ *    (built by NVRTC: what the shim's copies of an image are) and back, the
+ *    copy kept, its functions preferring L1, or unloaded after.  Each row is
+ *    the median time a replay over rounds of 100 replays, all kinds
+ *    interleaved, and its ratio to the graph as instantiated.
  * 2. A function's cache preference and carve-out.  A kernel of 13 KB of
  *    static shared memory, 8 of the 24 nodes: its graph replayed with
  *    PREFER_L1 (or a carve-out of 0) set on the function after the capture,
  *    and captured with it set before, each against the graph captured
- *    without; then whether a launch's carve-out attribute stays on the
- *    function for its later launches, and whether the driver takes
- *    cudaFuncSetCacheConfig while a stream captures, in each capture mode. */
+ *    without; executable graphs updated to a twin chain captured with the
+ *    setting and back, in each way the shim updates them (does the setting
+ *    leave with the twin's functions?); nodes set again while the setting is
+ *    on the function, then taken back: in a clone that the executable graph
+ *    is updated to, in a clone instantiated, and in the executable graph
+ *    itself (where does a node take a function's setting?); whether the
+ *    executable graph's nodes can be set through a clone's once the graph it
+ *    was instantiated from is destroyed; whether a launch's carve-out
+ *    attribute stays on the function for its later launches, and whether
+ *    the driver takes cudaFuncSetCacheConfig while a stream captures, in
+ *    each capture mode. */
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <nvrtc.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BENCH_NAME "graph_driver"
 #include "check.h"
@@ -55,6 +69,52 @@ enum { ROUNDS = 30, REPLAYS = 100, ROWS = 256, COLS = 256, TILE = 3264 };
     }
 KERNELS(_a)
 KERNELS(_b)
+
+/* NVRTC's and the driver's calls, checked as CK checks the runtime's.  The driver's come through the
+ * runtime (cudaGetDriverEntryPointByVersion), so that the program starts, and skips, without one. */
+#define CKD(call)                                                                                  \
+    do {                                                                                           \
+        int e_ = (int)(call);                                                                      \
+        if (e_) {                                                                                  \
+            fprintf(stderr, "%s: %s failed: error %d\n", BENCH_NAME, #call, e_);                   \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+static struct {
+    CUresult (*load)(CUmodule *, const void *);
+    CUresult (*function)(CUfunction *, CUmodule, const char *);
+    CUresult (*prefer)(CUfunction, CUfunc_cache);
+    CUresult (*set_node)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS *);
+    CUresult (*unload)(CUmodule);
+} drv;
+
+static void *entry(const char *name)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    CK(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found));
+    if (!fn) {
+        fprintf(stderr, "%s: the driver has no %s\n", BENCH_NAME, name);
+        exit(1);
+    }
+    return fn;
+}
+
+static void driver_entries(void)
+{
+    drv.load = (decltype(drv.load))entry("cuModuleLoadData");
+    drv.function = (decltype(drv.function))entry("cuModuleGetFunction");
+    drv.prefer = (decltype(drv.prefer))entry("cuFuncSetCacheConfig");
+    drv.set_node = (decltype(drv.set_node))entry("cuGraphKernelNodeSetParams");
+    drv.unload = (decltype(drv.unload))entry("cuModuleUnload");
+}
+#define TEXT_(...) #__VA_ARGS__
+#define TEXT(...) TEXT_(__VA_ARGS__)
+
+/* The chain's kernels again, built by NVRTC and loaded as a module of their own: what the shim's
+ * copies of an image are to the application's functions. */
+static const char copy_source[] = "enum { ROWS = 256, COLS = 256, TILE = 3264 };\n" TEXT(KERNELS(_c));
+static const char *const copy_names[3] = {"&one_block_c", "&row_sum_c", "&shared_tile_c"};
 
 static float *buf, *in, *out;
 static cudaStream_t st;
@@ -170,10 +230,10 @@ static void set_params_away_and_back(cudaGraphExec_t exec, cudaGraph_t g, cudaGr
 
 static void updates(int nodes)
 {
-    enum { FRESH, SAME, AWAY_BACK, SET_PARAMS, FROM_CLONE, KINDS };
+    enum { FRESH, SAME, AWAY_BACK, MANY, SET_PARAMS, FROM_CLONE, KINDS };
     static const char *what[KINDS] = {
         "as instantiated", "updated from an identical clone", "updated to other functions and back",
-        "exec node params set away and back", "instantiated from the clone"};
+        "the same, 1000 times", "exec node params set away and back", "instantiated from the clone"};
     cudaGraph_t g = capture(nodes, 0), twin = capture(nodes, 1), clone;
     CK(cudaGraphClone(&clone, g));
     cudaGraphExec_t e[KINDS];
@@ -183,6 +243,12 @@ static void updates(int nodes)
     update(e[AWAY_BACK], twin);
     CK(cudaGraphLaunch(e[AWAY_BACK], st));
     update(e[AWAY_BACK], clone);
+    for (int i = 0; i < 1000; i++) {
+        update(e[MANY], twin);
+        CK(cudaGraphLaunch(e[MANY], st));
+        update(e[MANY], clone);
+        CK(cudaGraphLaunch(e[MANY], st));
+    }
     set_params_away_and_back(e[SET_PARAMS], g, twin);
     CK(cudaStreamSynchronize(st));
     double med[KINDS];
@@ -197,13 +263,13 @@ static void updates(int nodes)
     CK(cudaGraphDestroy(clone));
 }
 
-/* PREFER_L1 (carveout < 0) or the carve-out on the shared-memory kernel, or its defaults back. */
-static void set_tile(int on, int carveout)
+/* PREFER_L1 (carveout < 0) or the carve-out on a shared-memory kernel, or its defaults back. */
+static void set_tile(const void *fn, int on, int carveout)
 {
     if (carveout < 0)
-        CK(cudaFuncSetCacheConfig(shared_tile_a, on ? cudaFuncCachePreferL1 : cudaFuncCachePreferNone));
+        CK(cudaFuncSetCacheConfig(fn, on ? cudaFuncCachePreferL1 : cudaFuncCachePreferNone));
     else
-        CK(cudaFuncSetAttribute(shared_tile_a, cudaFuncAttributePreferredSharedMemoryCarveout, on ? carveout : -1));
+        CK(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, on ? carveout : -1));
 }
 
 static void preference(int carveout)
@@ -211,12 +277,12 @@ static void preference(int carveout)
     cudaGraph_t g = capture(24, 0);
     cudaGraphExec_t e[2];
     e[0] = instantiate(g);
-    set_tile(1, carveout);
+    set_tile((const void *)shared_tile_a, 1, carveout);
     cudaGraph_t with = capture(24, 0);
     e[1] = instantiate(with);
     double after[2], before[2];
     medians(e, 2, after); /* the first graph now runs with the setting made after its capture */
-    set_tile(0, carveout);
+    set_tile((const void *)shared_tile_a, 0, carveout);
     medians(e, 2, before);
     const char *what = carveout < 0 ? "PREFER_L1" : "a carve-out of 0";
     printf("  %s set on the function after the capture: %.4fx; set before it: %.4fx\n", what,
@@ -225,6 +291,248 @@ static void preference(int carveout)
         CK(cudaGraphExecDestroy(e[k]));
     CK(cudaGraphDestroy(g));
     CK(cudaGraphDestroy(with));
+}
+
+/* Each kernel node of a clone of g set to twin's node's params, exec updated to the clone and replayed,
+ * then the node set back to g's and exec updated again: online mode's turns on a graph's replays. */
+static void clone_nodes_away_and_back(cudaGraphExec_t exec, cudaGraph_t g, cudaGraph_t twin)
+{
+    cudaGraph_t c;
+    CK(cudaGraphClone(&c, g));
+    size_t n = 0;
+    CK(cudaGraphGetNodes(c, NULL, &n));
+    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v), *w = (cudaGraphNode_t *)calloc(n, sizeof *w),
+                    *o = (cudaGraphNode_t *)calloc(n, sizeof *o);
+    CK(cudaGraphGetNodes(c, v, &n));
+    CK(cudaGraphGetNodes(twin, w, &n));
+    CK(cudaGraphGetNodes(g, o, &n));
+    for (size_t i = 0; i < n; i++) {
+        cudaKernelNodeParams own, other;
+        CK(cudaGraphKernelNodeGetParams(o[i], &own));
+        CK(cudaGraphKernelNodeGetParams(w[i], &other));
+        CK(cudaGraphKernelNodeSetParams(v[i], &other));
+        update(exec, c);
+        CK(cudaGraphLaunch(exec, st));
+        CK(cudaGraphKernelNodeSetParams(v[i], &own));
+        update(exec, c);
+    }
+    free(v);
+    free(w);
+    free(o);
+    CK(cudaGraphDestroy(c));
+}
+
+/* The twin chain captured with PREFER_L1 (or a carve-out of 0) on its shared-memory kernel: executable
+ * graphs of the chain as captured without it, updated to the twin and back in each way the shim does. */
+static void preference_through_updates(int carveout)
+{
+    enum { FRESH, AT_TWIN, AWAY_BACK, SET_PARAMS, CLONE_NODES, KINDS };
+    static const char *what[KINDS] = {"as instantiated", "updated to the twin", "updated to the twin and back",
+                                      "exec node params set to the twin's and back",
+                                      "a clone's nodes set to the twin's and back"};
+    cudaGraph_t g = capture(24, 0);
+    set_tile((const void *)shared_tile_b, 1, carveout);
+    cudaGraph_t twin = capture(24, 1);
+    cudaGraphExec_t e[KINDS];
+    for (int k = 0; k < KINDS; k++)
+        e[k] = instantiate(g);
+    update(e[AT_TWIN], twin);
+    update(e[AWAY_BACK], twin);
+    CK(cudaGraphLaunch(e[AWAY_BACK], st));
+    update(e[AWAY_BACK], g);
+    set_params_away_and_back(e[SET_PARAMS], g, twin);
+    clone_nodes_away_and_back(e[CLONE_NODES], g, twin);
+    CK(cudaStreamSynchronize(st));
+    set_tile((const void *)shared_tile_b, 0, carveout);
+    double med[KINDS];
+    medians(e, KINDS, med);
+    printf("  %s set on the twin before its capture:\n", carveout < 0 ? "PREFER_L1" : "a carve-out of 0");
+    for (int k = 0; k < KINDS; k++) {
+        printf("    %-46s %8.3f us a replay  %.4fx\n", what[k], med[k], med[k] / med[FRESH]);
+        CK(cudaGraphExecDestroy(e[k]));
+    }
+    CK(cudaGraphDestroy(g));
+    CK(cudaGraphDestroy(twin));
+}
+
+/* Each kernel node of g set again to its own params, in a clone of g (clone) or in exec (exec), while the
+ * shared-memory kernel has PREFER_L1 (or a carve-out of 0) set on it, then the setting taken back. */
+static void set_nodes_while(cudaGraph_t g, cudaGraph_t clone, cudaGraphExec_t exec, int carveout)
+{
+    size_t n = 0;
+    CK(cudaGraphGetNodes(g, NULL, &n));
+    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v), *w = (cudaGraphNode_t *)calloc(n, sizeof *w);
+    CK(cudaGraphGetNodes(g, v, &n));
+    if (clone)
+        CK(cudaGraphGetNodes(clone, w, &n));
+    set_tile((const void *)shared_tile_a, 1, carveout);
+    for (size_t i = 0; i < n; i++) {
+        cudaKernelNodeParams own;
+        CK(cudaGraphKernelNodeGetParams(v[i], &own));
+        if (clone)
+            CK(cudaGraphKernelNodeSetParams(w[i], &own));
+        else
+            CK(cudaGraphExecKernelNodeSetParams(exec, v[i], &own));
+    }
+    set_tile((const void *)shared_tile_a, 0, carveout);
+    free(v);
+    free(w);
+}
+
+/* Whether a node takes the function's setting when it is set, as a capture does, and keeps it after the
+ * function's is taken back: how a graph node gets launch-time knobs on the application's own function. */
+static void preference_at_node_set(int carveout)
+{
+    enum { FRESH, CLONE_UPDATE, CLONE_INSTANTIATED, EXEC_SET, KINDS };
+    static const char *what[KINDS] = {"as instantiated", "a clone's nodes set, exec updated to it",
+                                      "the clone instantiated", "exec's nodes set"};
+    cudaGraph_t g = capture(24, 0), c;
+    CK(cudaGraphClone(&c, g));
+    cudaGraphExec_t e[KINDS];
+    e[FRESH] = instantiate(g);
+    e[EXEC_SET] = instantiate(g);
+    set_nodes_while(g, c, NULL, carveout);
+    e[CLONE_UPDATE] = instantiate(g);
+    update(e[CLONE_UPDATE], c);
+    e[CLONE_INSTANTIATED] = instantiate(c);
+    set_nodes_while(g, NULL, e[EXEC_SET], carveout);
+    double med[KINDS];
+    medians(e, KINDS, med);
+    printf("  %s set on the function while nodes are set, then taken back:\n",
+           carveout < 0 ? "PREFER_L1" : "a carve-out of 0");
+    for (int k = 0; k < KINDS; k++) {
+        printf("    %-46s %8.3f us a replay  %.4fx\n", what[k], med[k], med[k] / med[FRESH]);
+        CK(cudaGraphExecDestroy(e[k]));
+    }
+    CK(cudaGraphDestroy(g));
+    CK(cudaGraphDestroy(c));
+}
+
+/* The nodes of a clone given to cudaGraphExecKernelNodeSetParams once the graph the executable graph was
+ * instantiated from is destroyed (as PyTorch destroys its own), PREFER_L1 set on the function meanwhile. */
+static void set_through_clone(void)
+{
+    cudaGraph_t g = capture(24, 0), c;
+    CK(cudaGraphClone(&c, g));
+    cudaGraphExec_t e[2] = {instantiate(g), instantiate(g)};
+    CK(cudaGraphDestroy(g));
+    size_t n = 0;
+    CK(cudaGraphGetNodes(c, NULL, &n));
+    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v);
+    CK(cudaGraphGetNodes(c, v, &n));
+    cudaError_t first = cudaSuccess;
+    set_tile((const void *)shared_tile_a, 1, -1);
+    for (size_t i = 0; i < n; i++) {
+        cudaKernelNodeParams own;
+        CK(cudaGraphKernelNodeGetParams(v[i], &own));
+        cudaError_t r = cudaGraphExecKernelNodeSetParams(e[1], v[i], &own);
+        if (first == cudaSuccess)
+            first = r;
+    }
+    set_tile((const void *)shared_tile_a, 0, -1);
+    cudaGetLastError();
+    double med[2];
+    medians(e, 2, med);
+    printf("  exec node params set through a clone's nodes, its own graph destroyed: %s, %.4fx\n",
+           cudaGetErrorString(first), med[1] / med[0]);
+    free(v);
+    CK(cudaGraphExecDestroy(e[0]));
+    CK(cudaGraphExecDestroy(e[1]));
+    CK(cudaGraphDestroy(c));
+}
+
+/* The chain's kernels built again and loaded as a module: fn[0..2] one_block, row_sum, shared_tile. */
+static CUmodule load_copy(CUfunction fn[3])
+{
+    nvrtcProgram prog;
+    CKD(nvrtcCreateProgram(&prog, copy_source, "copy.cu", 0, NULL, NULL));
+    for (int k = 0; k < 3; k++)
+        CKD(nvrtcAddNameExpression(prog, copy_names[k]));
+    const char *opts[] = {"-arch=sm_90"};
+    CKD(nvrtcCompileProgram(prog, 1, opts));
+    size_t size = 0;
+    CKD(nvrtcGetCUBINSize(prog, &size));
+    char *cubin = (char *)malloc(size);
+    CKD(nvrtcGetCUBIN(prog, cubin));
+    CUmodule m;
+    CKD(drv.load(&m, cubin));
+    for (int k = 0; k < 3; k++) {
+        const char *lowered;
+        CKD(nvrtcGetLoweredName(prog, copy_names[k], &lowered));
+        CKD(drv.function(&fn[k], m, lowered));
+    }
+    free(cubin);
+    CKD(nvrtcDestroyProgram(&prog));
+    return m;
+}
+
+/* Each kernel node of a clone of g set to the copy's function of its kernel, exec updated to the clone
+ * and replayed, then set back and exec updated again (online mode's turns with copies of an image). */
+static void copy_nodes_away_and_back(cudaGraphExec_t exec, cudaGraph_t g, CUfunction fn[3])
+{
+    const void *own[3] = {(const void *)one_block_a, (const void *)row_sum_a, (const void *)shared_tile_a};
+    cudaGraph_t c;
+    CK(cudaGraphClone(&c, g));
+    size_t n = 0;
+    CK(cudaGraphGetNodes(c, NULL, &n));
+    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v), *o = (cudaGraphNode_t *)calloc(n, sizeof *o);
+    CK(cudaGraphGetNodes(c, v, &n));
+    CK(cudaGraphGetNodes(g, o, &n));
+    for (size_t i = 0; i < n; i++) {
+        cudaKernelNodeParams p;
+        CK(cudaGraphKernelNodeGetParams(o[i], &p));
+        int k = p.func == own[0] ? 0 : p.func == own[1] ? 1 : 2;
+        CUDA_KERNEL_NODE_PARAMS q;
+        memset(&q, 0, sizeof q);
+        q.func = fn[k];
+        q.gridDimX = p.gridDim.x, q.gridDimY = p.gridDim.y, q.gridDimZ = p.gridDim.z;
+        q.blockDimX = p.blockDim.x, q.blockDimY = p.blockDim.y, q.blockDimZ = p.blockDim.z;
+        q.sharedMemBytes = p.sharedMemBytes;
+        q.kernelParams = p.kernelParams;
+        CKD(drv.set_node((CUgraphNode)v[i], &q));
+        update(exec, c);
+        CK(cudaGraphLaunch(exec, st));
+        CK(cudaGraphKernelNodeSetParams(v[i], &p));
+        update(exec, c);
+    }
+    free(v);
+    free(o);
+    CK(cudaGraphDestroy(c));
+}
+
+/* Executable graphs of the chain whose nodes each took turns with a copy of the kernels in a module of
+ * their own, as online mode's turns do: the copy kept, the copy's functions preferring L1, and the copy
+ * unloaded once the replays are done, each against a graph never updated. */
+static void module_copies(void)
+{
+    enum { FRESH, KEPT, PREFERRING, UNLOADED, KINDS };
+    static const char *what[KINDS] = {"as instantiated", "a copy's functions and back, the copy kept",
+                                      "the same, the copy preferring L1", "the same, the copy unloaded"};
+    cudaGraph_t g = capture(24, 0);
+    cudaGraphExec_t e[KINDS];
+    CUfunction fn[KINDS][3];
+    CUmodule m[KINDS];
+    for (int k = 0; k < KINDS; k++) {
+        e[k] = instantiate(g);
+        if (k == FRESH)
+            continue;
+        m[k] = load_copy(fn[k]);
+        for (int f = 0; k == PREFERRING && f < 3; f++)
+            CKD(drv.prefer(fn[k][f], CU_FUNC_CACHE_PREFER_L1));
+        copy_nodes_away_and_back(e[k], g, fn[k]);
+    }
+    CK(cudaStreamSynchronize(st));
+    CKD(drv.unload(m[UNLOADED]));
+    double med[KINDS];
+    medians(e, KINDS, med);
+    printf("\n24 kernel nodes, each updated to a copy of its kernel in a module of its own and back:\n");
+    for (int k = 0; k < KINDS; k++) {
+        printf("  %-46s %8.3f us a replay  %.4fx\n", what[k], med[k], med[k] / med[FRESH]);
+        CK(cudaGraphExecDestroy(e[k]));
+    }
+    CKD(drv.unload(m[KEPT]));
+    CKD(drv.unload(m[PREFERRING]));
+    CK(cudaGraphDestroy(g));
 }
 
 static void launch_tile(const void *cfg)
@@ -280,6 +588,7 @@ int main(void)
     int version = 0;
     CK(cudaDriverGetVersion(&version));
     printf("graph_driver on %s (driver API %d)\n", prop.name, version);
+    driver_entries();
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     CK(cudaMalloc(&buf, ROWS * COLS * sizeof(float)));
     CK(cudaMalloc(&in, (ROWS * COLS + 4096) * sizeof(float)));
@@ -288,9 +597,15 @@ int main(void)
     CK(cudaMemset(in, 0, (ROWS * COLS + 4096) * sizeof(float)));
     updates(24);
     updates(4);
+    module_copies();
     printf("\nthe shared-memory kernel's settings, 24 nodes:\n");
     preference(-1);
     preference(0);
+    preference_through_updates(-1);
+    preference_through_updates(0);
+    preference_at_node_set(-1);
+    preference_at_node_set(0);
+    set_through_clone();
     sticky_carveout();
     set_during_capture();
     return 0;
