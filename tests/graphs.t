@@ -85,7 +85,7 @@ INI
 # The stand-in driver times a variant at 0.2 ms, the original at 0.25 (no
 # watchdog: its flag would be a module variable the stand-in cannot find).
 export GPUTUNE_POLICY="$TMP/copy.ini" GPUTUNE_WATCHDOG=off FAKECUDA_MODULE_MS=0.2
-is "$(graph tune 1 gtune)" "copy function 8x256;copy module 8x256;" \
+is "$(graph tune 1 gtune)" "copy module 8x256;" \
     "tune mode: a kernel launched only in a graph is tuned, its winner put in the graph"
 check "  by a session at the graph's second launch" \
     grep -q "kernel copy: launch grid=8,1,1 block=256,1,1 smem=0 tuned in .*: maxrreg=32 200.00 us against 250.00 us" \
@@ -94,7 +94,7 @@ check "  then checked on the application's replays, alternating, and kept" grep 
     "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us .*(4 and 4 timed), 1.25x; kept" \
     "$TMP/gtune.log"
 is "$(grep -h '^guard = ' "$TMP"/graph1/*.ini)" "guard = kept 1.250" "  the verdict goes to the cache file"
-is "$(graph retune 1 gretune)" "copy function 8x256;copy module 8x256;" \
+is "$(graph retune 1 gretune)" "copy module 8x256;" \
     "retune mode: the same kernel, its cache entry there, is tuned again in the graph"
 check "  by a session of its own" grep -q "kernel copy: launch grid=8,1,1 .* tuned in .*: maxrreg=32" "$TMP/gretune.log"
 check "  the replays after it count as the variant's launches" grep -q ' info: *3[0-9] *1 .* copy$' "$TMP/gtune.log"
@@ -120,15 +120,15 @@ export GPUTUNE_POLICY="$TMP/copy.ini"
 rm -rf "$TMP/graph8"
 cp -r "$TMP/graph1" "$TMP/graph8"
 sed -i '/^guard = /d' "$TMP"/graph8/*.ini
-is "$(graph run 8 gjudge)" "copy function 8x256;copy module 8x256;" \
+is "$(graph run 8 gjudge)" "copy module 8x256;" \
     "run mode: a cached variant its guard has not judged goes into a clone of the graph"
 check "  the replays alternate and judge it" grep -q \
     "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us .*1.25x; kept" \
     "$TMP/gjudge.log"
 is "$(grep -h '^guard = ' "$TMP"/graph8/*.ini)" "guard = kept 1.250" "  the verdict goes to the cache file"
 is "$(graph run 8 gjudged)" "copy module 8x256;" "  and the next run puts it into the graph at instantiation"
-for f in cuGraphClone cuGraphExecUpdate_v2 cuEventRecord; do
-    rm -rf "$TMP/graph10"
+for f in cuGraphClone cuGraphInstantiateWithParams cuEventRecord; do
+    rm -rf "$TMP/graph10" "$TMP/gfail10.log"
     cp -r "$TMP/graph1" "$TMP/graph10"
     sed -i '/^guard = /d' "$TMP"/graph10/*.ini
     FAKECUDA_FAIL=$f graph run 10 gfail10 >/dev/null
@@ -136,12 +136,23 @@ for f in cuGraphClone cuGraphExecUpdate_v2 cuEventRecord; do
         "! grep -q 'its replays take' '$TMP/gfail10.log' && ! grep -q ' warn: \| error: ' '$TMP/gfail10.log'"
     is "$(grep -h '^guard = ' "$TMP"/graph10/*.ini)" "" "  and no verdict is written"
 done
+# The replays are judged on executable graphs of the shim's own: the
+# application's is updated once, when the verdict is in.
+rm -rf "$TMP/graph10"
+cp -r "$TMP/graph1" "$TMP/graph10"
+sed -i '/^guard = /d' "$TMP"/graph10/*.ini
+FAKECUDA_FAIL=cuGraphExecUpdate_v2 graph run 10 gupd10 >/dev/null
+check "run mode, cuGraphExecUpdate_v2 failing: the replays are judged all the same" grep -q \
+    "its replays take 200.00 us against 250.00 us .*kept" "$TMP/gupd10.log"
+check "  the application's graph keeps the kernels it was made with, said at debug only" sh -c \
+    "grep -q 'debug: a graph cannot be updated to its tuned kernels' '$TMP/gupd10.log' && ! grep -q ' warn: \| error: ' '$TMP/gupd10.log'"
+is "$(grep -h '^guard = ' "$TMP"/graph10/*.ini)" "guard = kept 1.250" "  and the verdict is written, for the next run"
 rm -rf "$TMP/graph9"
 cp -r "$TMP/graph1" "$TMP/graph9"
 sed -i '/^guard = /d' "$TMP"/graph9/*.ini
 NOSYNC=cuStreamSynchronize,cuStreamSynchronize_ptsz,cuEventSynchronize,cuMemcpyDtoDAsync_v2,cuMemcpyDtoD_v2
 is "$(FAKECUDA_FAIL=$NOSYNC graph online 9 gonline)" \
-    "copy function 8x256;copy module 8x256;" "online mode judges it on the replays the same way"
+    "copy module 8x256;" "online mode judges it on the replays the same way"
 check "  without a session (the synchronizing calls fail here, and nothing says so)" sh -c \
     "grep -q 'its replays take 200.00 us against 250.00 us .*kept' '$TMP/gonline.log' && ! grep -q ' warn: \| error: \|tuned in' '$TMP/gonline.log'"
 
@@ -170,9 +181,30 @@ is "$(GPUTUNE_POLICY="$TMP/copyl1.ini" graph online 13 gonll1 --copies 60 --pace
     "online mode, a launch-time knob: the node holds a copy of the image with the knob set on its function"
 check "  tried and chosen on the replays" grep -q "tuned online over .* launches: cache=l1 200.00 us against 250.00 us" \
     "$TMP/gonll1.log"
+# An executable graph updated in place to other functions and back runs the
+# kernels after them slower on the GPU: the turns and the guard's
+# alternation run in executable graphs of the shim's own, and the
+# application's (the first instantiated) is updated once, to the choice.
+rm -rf "$TMP/graph23" "$TMP/updates"
+FAKECUDA_EXEC_UPDATES="$TMP/updates" GPUTUNE_POLICY="$TMP/copyl1.ini" \
+    graph online 23 gonlown --copies 60 --pace 1 >/dev/null
+is "$(grep -c '^1$' "$TMP/updates")" "1" \
+    "online mode: the application's executable graph is updated once, when the choice is judged"
+check "  the turns update the shim's own in place" grep -q '^[2-9]' "$TMP/updates"
+# The driver orders the launches of one executable graph: a replay on
+# another stream than the one before waits for it while the shim launches
+# its own, and not once the application's runs again.
+rm -rf "$TMP/graph24" "$TMP/waits"
+FAKECUDA_WAITS="$TMP/waits" GPUTUNE_POLICY="$TMP/copyl1.ini" \
+    graph online 24 gonlstreams --copies 60 --pace 1 --two-streams >/dev/null
+check "  replays on two streams by turns: each waits for the one before while they are tuned" sh -c \
+    "grep -q 'its replays take .*kept' '$TMP/gonlstreams.log' && [ \$(wc -l <'$TMP/waits') -ge 20 ] && [ \$(wc -l <'$TMP/waits') -lt 60 ]"
+rm -f "$TMP/waits"
+FAKECUDA_WAITS="$TMP/waits" GPUTUNE_POLICY="$TMP/copyl1.ini" graph online 23 gonlonestream --copies 60 --pace 1 >/dev/null
+is "$(cat "$TMP/waits" 2>/dev/null | wc -l)" "0" "  on one stream none waits"
 rm -rf "$TMP/graph14"
-FAKECUDA_FAIL=cuGraphExecUpdate_v2 graph online 14 gonlfail --copies 60 --pace 1 >/dev/null
-check "online mode, cuGraphExecUpdate failing: nothing is chosen, nothing said above debug" sh -c \
+FAKECUDA_FAIL=cuGraphInstantiateWithParams graph online 14 gonlfail --copies 60 --pace 1 >/dev/null
+check "online mode, no executable graph of its own to be had: nothing is chosen, nothing said above debug" sh -c \
     "! grep -q 'tuned online\|its replays take\| warn: \| error: ' '$TMP/gonlfail.log'"
 is "$(grep -h '^config = ' "$TMP"/graph14/*.ini 2>/dev/null)" "" "  and no configuration is written"
 
@@ -225,7 +257,7 @@ check "a budget and the nodes' kernels timed on direct launches: the slower one'
 check "  and, the budget spent, the other gets none" sh -c "! grep -q 'launch grid=8,1,1 .*tuned' '$TMP/gorder.log'"
 
 rm -rf "$TMP/graph5"
-is "$(FAKECUDA_EVENTS_PENDING=1 graph tune 5 gpend)" "copy function 8x256;copy module 8x256;" \
+is "$(FAKECUDA_EVENTS_PENDING=1 graph tune 5 gpend)" "copy module 8x256;" \
     "where no replay's time can be read while the application replays (the GPU behind it)"
 check "  at most 18 timed replays out unread, read when the application destroys the graph after waiting for it" \
     grep -q "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us with the original kernels (9 and 9 timed), 1.25x; kept" \

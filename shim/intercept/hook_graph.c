@@ -47,29 +47,29 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node, c
  * kernels tuned (tune mode) and their variants judged on the replays
  * (launch/graphs.c) ---- */
 
-static CUresult instantiated(CUresult r, CUgraphExec *exec, CUgraph graph)
+static CUresult instantiated(CUresult r, CUgraphExec *exec, CUgraph graph, unsigned long long flags)
 {
     if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
-        gt_graphs_instantiated(*exec, graph);
+        gt_graphs_instantiated(*exec, graph, flags);
     return r;
 }
 
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags)
 {
     GT_REQUIRE_DRIVER();
-    return instantiated(gt.drv.cuGraphInstantiateWithFlags(exec, graph, flags), exec, graph);
+    return instantiated(gt.drv.cuGraphInstantiateWithFlags(exec, graph, flags), exec, graph, flags);
 }
 
 CUresult cuGraphInstantiateWithParams(CUgraphExec *exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
     GT_REQUIRE_DRIVER();
-    return instantiated(gt.drv.cuGraphInstantiateWithParams(exec, graph, p), exec, graph);
+    return instantiated(gt.drv.cuGraphInstantiateWithParams(exec, graph, p), exec, graph, p ? p->flags : 0);
 }
 
 CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
     GT_REQUIRE_DRIVER();
-    return instantiated(gt.drv.cuGraphInstantiateWithParams_ptsz(exec, graph, p), exec, graph);
+    return instantiated(gt.drv.cuGraphInstantiateWithParams_ptsz(exec, graph, p), exec, graph, p ? p->flags : 0);
 }
 
 /* A launch while the shim is suspended (gputune_suspend) replays what the

@@ -24,14 +24,24 @@
  *      knobs as a copy of the original image), goes into the clone;
  *      (in online mode no session runs: the nodes' candidates take turns on
  *      the replays first, below, then this step goes on without sessions);
- *   4. the launches after alternate the executable graph between the two
- *      clones, each replay timed with events around it, and the guard
- *      (run/guard.c) judges the replays as it judges a kernel's launches:
- *      the winners stay only if the application's replays are faster with
- *      them; winners dropped together are then judged one at a time
- *      (next_single).  The verdict becomes each winner's and goes to the
- *      cache file at exit, so that run mode puts a kept one into graphs
- *      from then on (plan.c: gt_plan_node_function, gt_plan_run_captured).
+ *   4. the launches after alternate between the two clones, each replay
+ *      timed with events around it, and the guard (run/guard.c) judges the
+ *      replays as it judges a kernel's launches: the winners stay only if
+ *      the application's replays are faster with them; winners dropped
+ *      together are then judged one at a time (next_single).  The verdict
+ *      becomes each winner's and goes to the cache file at exit, so that
+ *      run mode puts a kept one into graphs from then on (plan.c:
+ *      gt_plan_node_function, gt_plan_run_captured).
+ * The clones run as executable graphs of the shim's own, instantiated from
+ * them and launched in the application's stead (present, launch): an
+ * executable graph updated in place to other functions and back runs the
+ * kernels after those nodes slower for as long as it lives (0.2-0.4 us
+ * each on an H200, bench/results/frameworks.md), and online mode's turns
+ * and the guard's alternation would leave that in the application's.  When
+ * step 4 ends (done) the application's executable graph is updated once,
+ * to what the replays ran last, and launched from then on; a launch on
+ * another stream than the one before waits for it, as the driver orders
+ * the launches of one executable graph (the `after` event).
  * Nothing here runs while a stream captures, and nothing synchronizes but
  * the sessions. */
 #include "graphs.h"
@@ -45,15 +55,20 @@
 #include <string.h>
 
 enum step { WAITING, ONLINE, CHECKING, DONE };
-enum { TRIAL = 2 }; /* gt_graph.showing: the trial clone */
+enum { BUILT, TUNED, TRIAL, CLONES }; /* the clones, and the shim's executable graphs of them */
 
 struct gt_graph {
-    CUgraphExec exec;
+    CUgraphExec exec;        /* the application's */
+    unsigned long long flags; /* its instantiation's flags, the shim's own instantiated with them too */
     CUgraph built, tuned;    /* clones: with the settled configurations, and with the winners too */
+    CUgraphExec own[CLONES]; /* the shim's executable graphs of the built, tuned and trial clones */
     unsigned long launches;
     enum step step;
-    int showing;             /* the executable graph holds the tuned clone (1), the built one (0), the trial
-                                clone as it is (TRIAL), none of them (-1) */
+    int showing;             /* the replays launch own[showing] (BUILT, TUNED or TRIAL), or the application's
+                                (-1); once done, the clone the application's holds (BUILT or TUNED) */
+    CUevent after;           /* recorded after each launch until done and one launch more, */
+    CUstream last;           /* on this stream, */
+    int last_per_thread;     /* through this API */
     atomic_int busy;         /* a thread is at work on it */
     struct gt_guard guard;   /* over whole replays: the tuned clone against the built one */
     struct gt_node *chosen;  /* the nodes given a winner */
@@ -119,8 +134,27 @@ static int set_like(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *like)
     return node_like(node, like, &q) == 0 && gt.drv.cuGraphKernelNodeSetParams_v2(node, &q) == CUDA_SUCCESS ? 0 : -1;
 }
 
+/* The shim's executable graph of clone i goes (its launches still in flight end first: the driver frees
+ * it when they are done). */
+static void forget(struct gt_graph *x, int i)
+{
+    if (x->own[i])
+        gt.drv.cuGraphExecDestroy(x->own[i]);
+    x->own[i] = NULL;
+}
+
+static void unorder(struct gt_graph *x)
+{
+    if (x->after)
+        gt.drv.cuEventDestroy_v2(x->after);
+    x->after = NULL;
+}
+
 static void graph_free(struct gt_graph *x)
 {
+    for (int i = 0; i < CLONES; i++)
+        forget(x, i);
+    unorder(x);
     if (x->built)
         gt.drv.cuGraphDestroy(x->built);
     if (x->tuned)
@@ -157,14 +191,16 @@ static int settle(CUgraphExec exec, CUgraph g)
     return open;
 }
 
-void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph)
+void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph, unsigned long long flags)
 {
-    if (!settle(exec, graph))
+    /* a graph launched from the device never passes the launch hooks */
+    if (!settle(exec, graph) || (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH))
         return;
     struct gt_graph *x = gt_calloc(1, sizeof *x);
     if (!x)
         return;
     x->exec = exec;
+    x->flags = flags & ~(unsigned long long)CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD; /* it names no stream here */
     x->showing = x->single = -1;
     gt_guard_init(&x->guard);
     CUresult r = gt.drv.cuGraphClone(&x->tuned, graph);
@@ -192,31 +228,73 @@ static struct gt_graph *claim(CUgraphExec exec, int *mine)
     while (x && x->exec != exec)
         x = x->next;
     int expect = 0;
-    if (x && x->step != DONE && !(*mine = atomic_compare_exchange_strong(&x->busy, &expect, 1)))
+    if (x && (x->step != DONE || x->after) && !(*mine = atomic_compare_exchange_strong(&x->busy, &expect, 1)))
         x = NULL;
     pthread_mutex_unlock(&gt.launch.graphs_lock);
     return x;
 }
 
-/* The executable graph made to hold g, whose kernels `what` names. */
-static int update_to(struct gt_graph *x, CUgraph g, const char *what)
+static CUgraph clone_of(const struct gt_graph *x, int i)
+{
+    return i == TRIAL ? x->trial : i == TUNED ? x->tuned : x->built;
+}
+
+static const char *clone_what(int i)
+{
+    return i == TRIAL ? "trial" : i == TUNED ? "tuned" : "original";
+}
+
+/* The executable graph e made to hold clone i. */
+static int update_to(CUgraphExec e, const struct gt_graph *x, int i)
 {
     CUgraphExecUpdateResultInfo info;
-    CUresult r = gt.drv.cuGraphExecUpdate_v2(x->exec, g, &info);
+    CUresult r = gt.drv.cuGraphExecUpdate_v2(e, clone_of(x, i), &info);
     if (r != CUDA_SUCCESS)
-        gt_debug("a graph cannot be updated to its %s kernels (%s, result %d)", what, gt_cu_error(r),
+        gt_debug("a graph cannot be updated to its %s kernels (%s, result %d)", clone_what(i), gt_cu_error(r),
                  (int)info.result);
     return r == CUDA_SUCCESS ? 0 : -1;
 }
 
+/* The replays launch clone i from now on, as the shim's executable graph of it: instantiated now where
+ * there is none (the clone changed since: forget), the trial clone's updated in place (it changes at
+ * every turn, and every candidate's turns run in it alike). */
+static int present(struct gt_graph *x, int i)
+{
+    if (x->showing == i && i != TRIAL)
+        return 0;
+    if (x->own[i] && i == TRIAL && update_to(x->own[i], x, i) != 0)
+        forget(x, i);
+    if (!x->own[i]) {
+        CUDA_GRAPH_INSTANTIATE_PARAMS ip = {.flags = x->flags};
+        CUresult r = gt.drv.cuGraphInstantiateWithParams(&x->own[i], clone_of(x, i), &ip);
+        if (r != CUDA_SUCCESS) {
+            gt_debug("a graph's %s kernels cannot be instantiated (%s)", clone_what(i), gt_cu_error(r));
+            x->own[i] = NULL;
+            return -1;
+        }
+    }
+    x->showing = i;
+    return 0;
+}
+
 static int show(struct gt_graph *x, int tuned)
 {
-    if (x->showing == tuned)
-        return 0;
-    if (update_to(x, tuned ? x->tuned : x->built, tuned ? "tuned" : "original") != 0)
-        return -1;
-    x->showing = tuned;
-    return 0;
+    return present(x, tuned ? TUNED : BUILT);
+}
+
+/* Step 4 ends: the application's executable graph is updated, once, to the clone the replays launched
+ * last (the built one unless the tuned one), and launched from then on. */
+static enum step done(struct gt_graph *x)
+{
+    int i = x->showing == TUNED ? TUNED : BUILT;
+    if (i == TUNED && update_to(x->exec, x, TUNED) != 0)
+        i = BUILT;
+    if (i == BUILT && x->built)
+        update_to(x->exec, x, BUILT);
+    x->showing = i;
+    for (int k = 0; k < CLONES; k++)
+        forget(x, k);
+    return DONE;
 }
 
 struct ranked {
@@ -277,12 +355,33 @@ static int tune_nodes(struct gt_graph *x, CUstream s, int per_thread)
             x->won[x->nchosen++] = (struct won){.node = v[i], .with = q, .without = p};
     }
     free(v);
-    return x->built && show(x, 0) == 0 ? x->nchosen : 0;
+    return x->built ? x->nchosen : 0;
 }
 
 CUresult gt_graphs_replay(CUgraphExec exec, CUstream s, int per_thread)
 {
     return (per_thread ? gt.drv.cuGraphLaunch_ptsz : gt.drv.cuGraphLaunch)(exec, s);
+}
+
+/* The replay the application asked for, of what the replays launch now
+ * (present); on another stream than the launch before, after it. */
+static CUresult launch(struct gt_graph *x, CUstream s, int per_thread)
+{
+    CUgraphExec e = x->step != DONE && x->showing >= 0 && x->own[x->showing] ? x->own[x->showing] : x->exec;
+    if (x->after && (s != x->last || per_thread != x->last_per_thread))
+        (per_thread ? gt.drv.cuStreamWaitEvent_ptsz : gt.drv.cuStreamWaitEvent)(s, x->after, 0);
+    CUresult r = gt_graphs_replay(e, s, per_thread);
+    if (x->step == DONE) {
+        unorder(x); /* the application's from now on, which the driver orders itself */
+        return r;
+    }
+    if (!x->after && gt.drv.cuEventCreate(&x->after, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+        x->after = NULL;
+    if (x->after && (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(x->after, s) != CUDA_SUCCESS)
+        unorder(x);
+    x->last = s;
+    x->last_per_thread = per_thread;
+    return r;
 }
 
 /* The winners the guard judges now: [*from, return). */
@@ -331,6 +430,7 @@ static int hold_winners(struct gt_graph *x, int (*with)(const struct gt_graph *x
     for (int i = 0; i < x->nchosen; i++)
         if (set_like(x->won[i].node, with(x, i) ? &x->won[i].with : &x->won[i].without) != 0)
             return -1;
+    forget(x, TUNED);
     x->showing = -1;
     return 0;
 }
@@ -374,21 +474,23 @@ static CUresult checked(struct gt_graph *x, CUstream s, int per_thread)
     struct gt_guard_slot *slot = NULL;
     int timed = gt_guard_take(&x->guard, &slot);
     if (timed && show(x, slot->variant) != 0) {
-        x->step = DONE;
         gt_guard_settle(&x->guard, 1);
-        return gt_graphs_replay(x->exec, s, per_thread);
+        x->showing = BUILT;
+        x->step = done(x);
+        return launch(x, s, per_thread);
     }
     if (timed)
         gt_guard_mark(slot, 0, s, per_thread);
-    CUresult r = gt_graphs_replay(x->exec, s, per_thread);
+    CUresult r = launch(x, s, per_thread);
     if (timed)
         gt_guard_mark(slot, 1, s, per_thread);
     if (gt_guard_settle(&x->guard, timed)) {
         judged(x);
-        x->step = next_single(x) == 0 ? CHECKING : DONE;
+        if (next_single(x) != 0)
+            x->step = done(x);
     } else if (x->guard.broken) {
-        show(x, 0);
-        x->step = DONE;
+        x->showing = BUILT;
+        x->step = done(x);
     }
     return r;
 }
@@ -396,7 +498,7 @@ static CUresult checked(struct gt_graph *x, CUstream s, int per_thread)
 /* The nodes given a winner run it in every replay from now on. */
 static void count_tuned(struct gt_graph *x)
 {
-    for (int i = 0; x->showing && i < x->nchosen; i++) {
+    for (int i = 0; x->showing == TUNED && i < x->nchosen; i++) {
         struct gt_node *c = &x->chosen[i];
         if (x->single >= 0 && !x->won[i].kept)
             continue;
@@ -408,8 +510,10 @@ static void count_tuned(struct gt_graph *x)
 /* Step 3 done: the replays check the winners from now on, or there are none. */
 static enum step to_check(struct gt_graph *x, CUstream s, int per_thread)
 {
-    if (!tune_nodes(x, s, per_thread))
-        return DONE;
+    if (!tune_nodes(x, s, per_thread)) {
+        x->showing = BUILT;
+        return done(x);
+    }
     gt_apply_watch_exit();
     return CHECKING;
 }
@@ -448,16 +552,13 @@ static int hold(void *arg, CUfunction fn)
     if (set_like(x->nodes[x->at], &q) != 0)
         return -1;
     x->held = fn;
-    if (update_to(x, x->trial, "trial") != 0)
-        return -1;
-    x->showing = TRIAL;
-    return 0;
+    return present(x, TRIAL);
 }
 
 static CUresult replay(void *arg)
 {
     struct turn *t = arg;
-    return gt_graphs_replay(t->x->exec, t->s, t->per_thread);
+    return launch(t->x, t->s, t->per_thread);
 }
 
 /* The trial clone and its kernel nodes, the settled configurations in
@@ -498,12 +599,14 @@ static CUresult online_turn(struct gt_graph *x, CUstream s, int per_thread)
         int st = node_like(x->nodes[x->at], &x->base[x->at], &q) == 0 ?
                      gt_apply_online_node(&q, s, per_thread, &gr, &r) : -1;
         if (st >= 0)
-            return st ? r : gt_graphs_replay(x->exec, s, per_thread);
+            return st ? r : launch(x, s, per_thread);
     }
+    forget(x, TRIAL);
     gt.drv.cuGraphDestroy(x->trial);
     x->trial = NULL;
+    x->showing = -1;
     x->step = to_check(x, s, per_thread);
-    return x->step == CHECKING ? checked(x, s, per_thread) : gt_graphs_replay(x->exec, s, per_thread);
+    return x->step == CHECKING ? checked(x, s, per_thread) : launch(x, s, per_thread);
 }
 
 CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
@@ -517,6 +620,7 @@ CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
         x->step = gt.mode == GT_MODE_ONLINE && start_online(x, s, per_thread) == 0 ? ONLINE : to_check(x, s, per_thread);
     CUresult r = quiet && x->step == ONLINE     ? online_turn(x, s, per_thread)
                  : quiet && x->step == CHECKING ? checked(x, s, per_thread)
+                 : quiet                        ? launch(x, s, per_thread)
                                                 : gt_graphs_replay(exec, s, per_thread);
     if (x && x->step == DONE && r == CUDA_SUCCESS)
         count_tuned(x);
@@ -567,10 +671,13 @@ static void collect(struct gt_graph *x)
     }
 }
 
-/* Its executable graph goes with the context: nothing touches it again. */
+/* Its executable graphs go with the context: nothing touches them again. */
 static void detach(struct gt_graph *x)
 {
     gt_guard_detach(&x->guard);
+    for (int k = 0; k < CLONES; k++)
+        forget(x, k);
+    unorder(x);
     x->step = DONE;
 }
 

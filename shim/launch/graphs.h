@@ -4,8 +4,8 @@
 
 #include "driver.h"
 
-/* After the application instantiated `graph` as `exec` (any mode but off). */
-void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph);
+/* After the application instantiated `graph` as `exec` with `flags` (any mode but off). */
+void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph, unsigned long long flags);
 /* The application's launch of exec: it runs, with the steps of graphs.c
  * that are due.  Returns the launch's result. */
 CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread);

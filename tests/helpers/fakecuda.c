@@ -32,7 +32,11 @@
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
  * nodes, and their launches run those (FAKECUDA_GRAPH_DELTA_MS times a
- * replay by which of its nodes run variants: graph_launch).
+ * replay by which of its nodes run variants: graph_launch); executable
+ * graphs are numbered from 1 as they are instantiated, and
+ * FAKECUDA_EXEC_UPDATES=FILE appends the number of each one updated in
+ * place (cuGraphExecUpdate, cuGraphExecKernelNodeSetParams);
+ * FAKECUDA_WAITS=FILE appends a line for each cuStreamWaitEvent.
  * The device is a "Fake GPU" of compute capability 9.0; FAKECUDA_DEVICE=NAME
  * and FAKECUDA_ARCH=NN (80: 8.0) make it another, as a cache file tuned on
  * one machine meets another.  cuCtxCreate makes another context of it:
@@ -849,6 +853,24 @@ static CUresult event_record(CUevent e, CUstream s)
 
 CUresult cuEventRecord(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
 CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_record(e, s); }
+/* FAKECUDA_WAITS: each wait, in the order asked (launches run at once here, so there is nothing to wait for). */
+static CUresult stream_wait(void)
+{
+    const char *path = getenv("FAKECUDA_WAITS");
+    FILE *out = path ? fopen(path, "a") : NULL;
+    if (out) {
+        fputs("wait\n", out);
+        fclose(out);
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { CALL(OTHER); (void)s, (void)e, (void)flags; return stream_wait(); }
+CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned flags)
+{
+    CALL(OTHER);
+    (void)s, (void)e, (void)flags;
+    return stream_wait();
+}
 CUresult cuEventSynchronize(CUevent e) { CALL(RUNS); (void)e; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e)
 {
@@ -1036,6 +1058,7 @@ struct fake_node {
 struct fake_graph {
     unsigned magic;
     int n;
+    int exec; /* an executable graph's number, counting from 1; 0: a graph */
     struct fake_node node[FAKE_NODES];
 };
 
@@ -1215,8 +1238,23 @@ CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode n, const CUDA_KERNEL_NODE_PAR
 
 static CUresult instantiate(CUgraphExec *e, CUgraph g)
 {
-    *e = (CUgraphExec)graph_copy(graph_of(g));
-    return *e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    static atomic_int execs;
+    struct fake_graph *x = graph_copy(graph_of(g));
+    if (x)
+        x->exec = atomic_fetch_add(&execs, 1) + 1;
+    *e = (CUgraphExec)x;
+    return x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* FAKECUDA_EXEC_UPDATES: executable graph x updated in place. */
+static void exec_updated(const struct fake_graph *x)
+{
+    const char *path = getenv("FAKECUDA_EXEC_UPDATES");
+    FILE *out = path && x ? fopen(path, "a") : NULL;
+    if (out) {
+        fprintf(out, "%d\n", x->exec);
+        fclose(out);
+    }
 }
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
 {
@@ -1243,8 +1281,10 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n, const C
     struct fake_graph *x = graph_of(e);
     const struct fake_node *from = (const struct fake_node *)n;
     CUresult r = node_params(p);
-    if (r == CUDA_SUCCESS && x && from->owner && from - from->owner->node < x->n)
+    if (r == CUDA_SUCCESS && x && from->owner && from - from->owner->node < x->n) {
         node_set(&x->node[from - from->owner->node], p);
+        exec_updated(x);
+    }
     return r;
 }
 /* Nodes set where the graph's topology is the executable graph's. */
@@ -1263,6 +1303,7 @@ CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph h, CUgraphExecUpdateResultI
         node_params(&g->node[i].p);
         node_copy(&x->node[i], &g->node[i]);
     }
+    exec_updated(x);
     return CUDA_SUCCESS;
 }
 /* With FAKECUDA_GRAPH_DELTA_MS="d0,d1,...", a replay is timed 0.25 ms plus
@@ -1330,6 +1371,7 @@ static const struct {
     {"cuMemFree", (void *)cuMemFree_v2, NULL},
     {"cuMemAllocAsync", (void *)cuMemAllocAsync, (void *)cuMemAllocAsync_ptsz},
     {"cuMemFreeAsync", (void *)cuMemFreeAsync, NULL},
+    {"cuStreamCreate", (void *)cuStreamCreate, NULL},
     {"cuStreamBeginCapture", (void *)cuStreamBeginCapture_v2, NULL},
     {"cuStreamEndCapture", (void *)cuStreamEndCapture, NULL},
     {"cuGraphCreate", (void *)cuGraphCreate, NULL},

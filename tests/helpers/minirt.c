@@ -29,7 +29,10 @@
  *                                   after it too: two signatures; with
  *                                   --eager K, each launched K times
  *                                   directly first, as a framework's
- *                                   warm-up before its capture)
+ *                                   warm-up before its capture; with
+ *                                   --two-streams, launched on the
+ *                                   default stream and one of its own by
+ *                                   turns)
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -140,6 +143,7 @@ static struct {
     PFN_cuMemFree_v3020 memFree;
     PFN_cuMemAllocAsync_v11020 memAllocAsync;
     PFN_cuMemFreeAsync_v11020 memFreeAsync;
+    PFN_cuStreamCreate_v2000 streamCreate;
     PFN_cuStreamBeginCapture_v10010 streamBeginCapture;
     PFN_cuStreamEndCapture_v10000 streamEndCapture;
     PFN_cuCtxSynchronize_v2000 ctxSynchronize;
@@ -342,7 +346,7 @@ static void say_suspended(int every, int n)
 
 /* --copies and what goes with it. */
 struct copies {
-    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes, eager;
+    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes, eager, two_streams;
 };
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
@@ -401,9 +405,12 @@ static int run_graph(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
     check("cuStreamEndCapture", cu.streamEndCapture(NULL, &g));
     check("cuGraphInstantiate", cu.graphInstantiate(&e, g, 0));
     check("cuGraphDestroy", cu.graphDestroy(g));
+    CUstream other = NULL;
+    if (o->two_streams)
+        check("cuStreamCreate", cu.streamCreate(&other, 0));
     for (int i = 0; i < (o->n ? o->n : 40); i++) {
         suspend_turn(i, o->suspend_every, &suspended);
-        check("cuGraphLaunch", cu.graphLaunch(e, NULL));
+        check("cuGraphLaunch", cu.graphLaunch(e, i % 2 ? other : NULL));
         if (o->pace_ms > 0)
             nanosleep(&(struct timespec){.tv_sec = o->pace_ms / 1000, .tv_nsec = o->pace_ms % 1000 * 1000000L},
                       NULL);
@@ -474,6 +481,8 @@ int main(int argc, char **argv)
             cp.eager = atoi(argv[++i]);
         if (strcmp(argv[i], "--two-nodes") == 0)
             cp.two_nodes = 1;
+        if (strcmp(argv[i], "--two-streams") == 0)
+            cp.two_streams = 1;
         if (strcmp(argv[i], "--two-contexts") == 0)
             cp.two_contexts = 1;
         if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
@@ -527,6 +536,7 @@ int main(int argc, char **argv)
     R(memFree, "cuMemFree");
     R(memAllocAsync, "cuMemAllocAsync");
     R(memFreeAsync, "cuMemFreeAsync");
+    R(streamCreate, "cuStreamCreate");
     R(streamBeginCapture, "cuStreamBeginCapture");
     R(streamEndCapture, "cuStreamEndCapture");
     R(ctxSynchronize, "cuCtxSynchronize");
