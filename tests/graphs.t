@@ -202,6 +202,18 @@ check "  replays on two streams by turns: each waits for the one before while th
 rm -f "$TMP/waits"
 FAKECUDA_WAITS="$TMP/waits" GPUTUNE_POLICY="$TMP/copyl1.ini" graph online 23 gonlonestream --copies 60 --pace 1 >/dev/null
 is "$(cat "$TMP/waits" 2>/dev/null | wc -l)" "0" "  on one stream none waits"
+# The application updates its executable graph while the nodes take turns:
+# the shim's own copies are stale, so its replays run as the application
+# made them from then on, and the shim updates it no more.
+rm -rf "$TMP/graph25" "$TMP/updates"
+FAKECUDA_EXEC_UPDATES="$TMP/updates" GPUTUNE_POLICY="$TMP/copyl1.ini" \
+    graph online 25 gonlchanged --copies 60 --pace 1 --app-update 10 >/dev/null
+check "online mode, the application updating its executable graph itself: tuning the graph stops, said at info" \
+    grep -q "info: a graph's executable graph was changed by the application while its kernels were tuned" \
+    "$TMP/gonlchanged.log"
+is "$(grep -c '^1$' "$TMP/updates")" "1" "  its executable graph is updated by the application alone"
+check "  nothing judged on the replays, nothing above info" sh -c \
+    "! grep -q 'its replays take\| warn: \| error: ' '$TMP/gonlchanged.log'"
 rm -rf "$TMP/graph14"
 FAKECUDA_FAIL=cuGraphInstantiateWithParams graph online 14 gonlfail --copies 60 --pace 1 >/dev/null
 check "online mode, no executable graph of its own to be had: nothing is chosen, nothing said above debug" sh -c \

@@ -1,5 +1,5 @@
 /* hook_graph.c: kernel nodes the application adds to graphs explicitly,
- * and in tune mode the graphs it instantiates, launches and destroys.
+ * the graphs it instantiates, launches, changes and destroys.
  *
  * A node added or set anew (cuGraphAddKernelNode, cuGraphKernelNodeSetParams,
  * cuGraphExecKernelNodeSetParams) goes to the driver with the settled
@@ -36,11 +36,20 @@ CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_
     return gt.drv.cuGraphKernelNodeSetParams_v2(node, node_params(p, &mine));
 }
 
+/* An executable graph the application changed: the shim's own copies of it
+ * are stale from now on (launch/graphs.c). */
+static CUresult changed(CUresult r, CUgraphExec exec)
+{
+    if (r == CUDA_SUCCESS && gt.mode != GT_MODE_OFF)
+        gt_graphs_changed(exec);
+    return r;
+}
+
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     GT_REQUIRE_DRIVER();
     CUDA_KERNEL_NODE_PARAMS mine;
-    return gt.drv.cuGraphExecKernelNodeSetParams_v2(exec, node, node_params(p, &mine));
+    return changed(gt.drv.cuGraphExecKernelNodeSetParams_v2(exec, node, node_params(p, &mine)), exec);
 }
 
 /* ---- graphs instantiated: settled configurations into them, their
@@ -112,4 +121,81 @@ CUresult cuGraphExecDestroy(CUgraphExec exec)
     if (gt.mode != GT_MODE_OFF)
         gt_graphs_destroyed(exec);
     return gt.drv.cuGraphExecDestroy(exec);
+}
+
+/* ---- the application's own changes to an executable graph ---- */
+
+CUresult cuGraphExecUpdate_v2(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo *info)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecUpdate_v2(exec, graph, info), exec);
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec exec, CUgraphNode node, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecMemcpyNodeSetParams(exec, node, p, ctx), exec);
+}
+
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec exec, CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p,
+                                        CUcontext ctx)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecMemsetNodeSetParams(exec, node, p, ctx), exec);
+}
+
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec exec, CUgraphNode node, const CUDA_HOST_NODE_PARAMS *p)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecHostNodeSetParams(exec, node, p), exec);
+}
+
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec exec, CUgraphNode node, CUgraph child)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecChildGraphNodeSetParams(exec, node, child), exec);
+}
+
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec exec, CUgraphNode node, CUevent event)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecEventRecordNodeSetEvent(exec, node, event), exec);
+}
+
+CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec exec, CUgraphNode node, CUevent event)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecEventWaitNodeSetEvent(exec, node, event), exec);
+}
+
+CUresult cuGraphNodeSetEnabled(CUgraphExec exec, CUgraphNode node, unsigned enabled)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphNodeSetEnabled(exec, node, enabled), exec);
+}
+
+CUresult cuGraphExecNodeSetParams(CUgraphExec exec, CUgraphNode node, CUgraphNodeParams *p)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecNodeSetParams(exec, node, p), exec);
+}
+
+CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec exec, CUgraphNode node,
+                                                          const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *p)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecExternalSemaphoresSignalNodeSetParams(exec, node, p), exec);
+}
+
+CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec exec, CUgraphNode node,
+                                                        const CUDA_EXT_SEM_WAIT_NODE_PARAMS *p)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecExternalSemaphoresWaitNodeSetParams(exec, node, p), exec);
+}
+
+CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec exec, CUgraphNode node, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
+    GT_REQUIRE_DRIVER();
+    return changed(gt.drv.cuGraphExecBatchMemOpNodeSetParams(exec, node, p), exec);
 }

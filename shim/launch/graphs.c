@@ -70,6 +70,7 @@ struct gt_graph {
     CUstream last;           /* on this stream, */
     int last_per_thread;     /* through this API */
     atomic_int busy;         /* a thread is at work on it */
+    atomic_int changed;      /* the application changed its executable graph itself (gt_graphs_changed) */
     struct gt_guard guard;   /* over whole replays: the tuned clone against the built one */
     struct gt_node *chosen;  /* the nodes given a winner */
     int nchosen;
@@ -498,7 +499,7 @@ static CUresult checked(struct gt_graph *x, CUstream s, int per_thread)
 /* The nodes given a winner run it in every replay from now on. */
 static void count_tuned(struct gt_graph *x)
 {
-    for (int i = 0; x->showing == TUNED && i < x->nchosen; i++) {
+    for (int i = 0; x->showing == TUNED && !atomic_load(&x->changed) && i < x->nchosen; i++) {
         struct gt_node *c = &x->chosen[i];
         if (x->single >= 0 && !x->won[i].kept)
             continue;
@@ -609,10 +610,25 @@ static CUresult online_turn(struct gt_graph *x, CUstream s, int per_thread)
     return x->step == CHECKING ? checked(x, s, per_thread) : launch(x, s, per_thread);
 }
 
+/* The application changed its executable graph while the shim's own ran in
+ * its stead: those are stale, so they go, and the application's runs as it
+ * is from now on, nothing judged. */
+static void given_up(struct gt_graph *x)
+{
+    gt_info("a graph's executable graph was changed by the application while its kernels were %s; they run as "
+            "it has them", x->step == CHECKING ? "judged on its replays" : "tuned");
+    x->showing = BUILT;
+    for (int k = 0; k < CLONES; k++)
+        forget(x, k);
+    x->step = DONE;
+}
+
 CUresult gt_graphs_launch(CUgraphExec exec, CUstream s, int per_thread)
 {
     int mine;
     struct gt_graph *x = claim(exec, &mine);
+    if (x && mine && x->step != DONE && atomic_load(&x->changed))
+        given_up(x);
     if (x && mine)
         x->launches++;
     int quiet = x && mine && !atomic_load(&gt.track.captures);
@@ -689,6 +705,17 @@ void gt_graphs_collect(void)
 void gt_graphs_detach(void)
 {
     each_checking(detach);
+}
+
+void gt_graphs_changed(CUgraphExec exec)
+{
+    if (!atomic_load(&gt.launch.ngraphs))
+        return;
+    pthread_mutex_lock(&gt.launch.graphs_lock);
+    for (struct gt_graph *x = gt.launch.graphs; x; x = x->next)
+        if (x->exec == exec)
+            atomic_store(&x->changed, 1);
+    pthread_mutex_unlock(&gt.launch.graphs_lock);
 }
 
 void gt_graphs_destroyed(CUgraphExec exec)

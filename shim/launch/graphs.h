@@ -21,5 +21,8 @@ void gt_graphs_collect(void);
 void gt_graphs_detach(void);
 /* Before the application destroys exec. */
 void gt_graphs_destroyed(CUgraphExec exec);
+/* After the application changed exec itself (an update, a node's parameters
+ * or its being enabled): its kernels are tuned and judged no further. */
+void gt_graphs_changed(CUgraphExec exec);
 
 #endif

@@ -1384,6 +1384,7 @@ static const struct {
     {"cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams, (void *)cuGraphInstantiateWithParams_ptsz},
     {"cuGraphLaunch", (void *)cuGraphLaunch, (void *)cuGraphLaunch_ptsz},
     {"cuGraphExecDestroy", (void *)cuGraphExecDestroy, NULL},
+    {"cuGraphExecUpdate", (void *)cuGraphExecUpdate_v2, NULL},
     {"cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset_v2, NULL},
     {"cuCtxGetCurrent", (void *)cuCtxGetCurrent, NULL},
     {"cuCtxCreate", (void *)cuCtxCreate_v2, NULL},

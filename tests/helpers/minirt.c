@@ -32,7 +32,9 @@
  *                                   warm-up before its capture; with
  *                                   --two-streams, launched on the
  *                                   default stream and one of its own by
- *                                   turns)
+ *                                   turns; with --app-update K, the
+ *                                   graph kept and the executable graph
+ *                                   updated to it before the K-th launch)
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -158,6 +160,7 @@ static struct {
     PFN_cuGraphInstantiateWithFlags_v11040 graphInstantiate;
     PFN_cuGraphLaunch_v10000 graphLaunch;
     PFN_cuGraphExecDestroy_v10000 graphExecDestroy;
+    PFN_cuGraphExecUpdate_v12000 graphExecUpdate;
     PFN_cuModuleLoadData_v2000 moduleLoadData;
     PFN_cuModuleLoad_v2000 moduleLoad;
     PFN_cuModuleGetFunction_v2000 moduleGetFunction;
@@ -346,7 +349,7 @@ static void say_suspended(int every, int n)
 
 /* --copies and what goes with it. */
 struct copies {
-    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes, eager, two_streams;
+    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes, eager, two_streams, app_update;
 };
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
@@ -404,12 +407,17 @@ static int run_graph(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
         launch_copy(16);
     check("cuStreamEndCapture", cu.streamEndCapture(NULL, &g));
     check("cuGraphInstantiate", cu.graphInstantiate(&e, g, 0));
-    check("cuGraphDestroy", cu.graphDestroy(g));
+    if (!o->app_update)
+        check("cuGraphDestroy", cu.graphDestroy(g));
     CUstream other = NULL;
     if (o->two_streams)
         check("cuStreamCreate", cu.streamCreate(&other, 0));
     for (int i = 0; i < (o->n ? o->n : 40); i++) {
         suspend_turn(i, o->suspend_every, &suspended);
+        if (o->app_update && i + 1 == o->app_update) {
+            CUgraphExecUpdateResultInfo info;
+            check("cuGraphExecUpdate", cu.graphExecUpdate(e, g, &info));
+        }
         check("cuGraphLaunch", cu.graphLaunch(e, i % 2 ? other : NULL));
         if (o->pace_ms > 0)
             nanosleep(&(struct timespec){.tv_sec = o->pace_ms / 1000, .tv_nsec = o->pace_ms % 1000 * 1000000L},
@@ -417,6 +425,8 @@ static int run_graph(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
     }
     check("cuCtxSynchronize", cu.ctxSynchronize());
     check("cuGraphExecDestroy", cu.graphExecDestroy(e));
+    if (o->app_update)
+        check("cuGraphDestroy", cu.graphDestroy(g));
     say_suspended(o->suspend_every, suspended);
     printf("minirt: done\n");
     return 0;
@@ -483,6 +493,8 @@ int main(int argc, char **argv)
             cp.two_nodes = 1;
         if (strcmp(argv[i], "--two-streams") == 0)
             cp.two_streams = 1;
+        if (strcmp(argv[i], "--app-update") == 0 && i + 1 < argc)
+            cp.app_update = atoi(argv[++i]);
         if (strcmp(argv[i], "--two-contexts") == 0)
             cp.two_contexts = 1;
         if (strcmp(argv[i], "--pace") == 0 && i + 1 < argc)
@@ -551,6 +563,7 @@ int main(int argc, char **argv)
     R(graphInstantiate, "cuGraphInstantiate");
     R(graphLaunch, "cuGraphLaunch");
     R(graphExecDestroy, "cuGraphExecDestroy");
+    R(graphExecUpdate, "cuGraphExecUpdate");
     R(moduleLoadData, "cuModuleLoadData");
     R(moduleLoad, "cuModuleLoad");
     R(moduleGetFunction, "cuModuleGetFunction");
