@@ -258,7 +258,7 @@ static int update_to(CUgraphExec e, const struct gt_graph *x, int i)
 
 /* The replays launch clone i from now on, as the shim's executable graph of it: instantiated now where
  * there is none (the clone changed since: forget), the trial clone's updated in place (it changes at
- * every turn, and every candidate's turns run in it alike). */
+ * every turn, and every candidate's turns run in it alike).  On failure the application's, as made. */
 static int present(struct gt_graph *x, int i)
 {
     if (x->showing == i && i != TRIAL)
@@ -271,6 +271,7 @@ static int present(struct gt_graph *x, int i)
         if (r != CUDA_SUCCESS) {
             gt_debug("a graph's %s kernels cannot be instantiated (%s)", clone_what(i), gt_cu_error(r));
             x->own[i] = NULL;
+            x->showing = -1; /* the application's, which done() leaves with the kernels it was made with */
             return -1;
         }
     }
