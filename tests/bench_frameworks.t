@@ -123,10 +123,12 @@ check "the workload's directory is cleared first" test ! -e "$out/mlp/stray"
 is "$(cell "$TMP/again.out" mlp 11)" "3 (2 faster, 1 applied)" "and its tuned cache: the first tune run tunes again"
 FAKE_OUT=$TMP/online fake --rounds 2 --online --out "$TMP/online" mlp >"$TMP/online.out" 2>&1
 is "$?" 0 "--online: exit status 0"
-check "  two columns more" grep -q '^| workload | plain ms | off | run (empty) | .* | run (tuned), in-process: active/suspended | online | online, in-process: active/suspended | bitwise |' \
+check "  three columns more" grep -q '^| workload | plain ms | off | run (empty) | .* | run (tuned), in-process: active/suspended | online | online, in-process: active/suspended | online against tune (steady) | bitwise |' \
     "$TMP/online.out"
 is "$(cell "$TMP/online.out" mlp 10)" "1.7 (0.850x, 0.85-0.85)" "  online: a fresh empty cache directory each round"
 is "$(cell "$TMP/online.out" mlp 11)" "0.829x (0.83-0.83)" "  and its groups beside those with the shim suspended"
+is "$(cell "$TMP/online.out" mlp 12)" "0.895x (0.895-0.895), ahead" \
+    "  and against tune mode's steady state in the same turns: 1.7 ms over 1.9"
 is "$(grep '^mlp r2 ' "$TMP/online.out" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' ')" \
     "off run-empty tune run-tuned online plain " "  the sixth way in the rotation"
 FAKE_BUDGET=2.5 FAKE_OUT=$TMP/budget fake --rounds 1 --budget 2.5 --out "$TMP/budget" mlp >"$TMP/budget.out" 2>&1
