@@ -207,15 +207,21 @@ static void medians(cudaGraphExec_t *e, int n, double *med)
     }
 }
 
+/* The nodes of g (a chain: every one a kernel node), in a new array of *n. */
+static cudaGraphNode_t *nodes_of(cudaGraph_t g, size_t *n)
+{
+    *n = 0;
+    CK(cudaGraphGetNodes(g, NULL, n));
+    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(*n ? *n : 1, sizeof *v);
+    CK(cudaGraphGetNodes(g, v, n));
+    return v;
+}
+
 /* Each kernel node of exec (instantiated from g) set to the params of twin's node, replayed once, and set back. */
 static void set_params_away_and_back(cudaGraphExec_t exec, cudaGraph_t g, cudaGraph_t twin)
 {
-    size_t n = 0, m = 0;
-    CK(cudaGraphGetNodes(g, NULL, &n));
-    CK(cudaGraphGetNodes(twin, NULL, &m));
-    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v), *w = (cudaGraphNode_t *)calloc(m, sizeof *w);
-    CK(cudaGraphGetNodes(g, v, &n));
-    CK(cudaGraphGetNodes(twin, w, &m));
+    size_t n, m;
+    cudaGraphNode_t *v = nodes_of(g, &n), *w = nodes_of(twin, &m);
     for (size_t i = 0; i < n && i < m; i++) {
         cudaKernelNodeParams own, other;
         CK(cudaGraphKernelNodeGetParams(v[i], &own));
@@ -293,33 +299,38 @@ static void preference(int carveout)
     CK(cudaGraphDestroy(with));
 }
 
-/* Each kernel node of a clone of g set to twin's node's params, exec updated to the clone and replayed,
- * then the node set back to g's and exec updated again: online mode's turns on a graph's replays. */
-static void clone_nodes_away_and_back(cudaGraphExec_t exec, cudaGraph_t g, cudaGraph_t twin)
+/* How a turn sets node i of a clone away from its own params: to_twin, to_copy. */
+typedef void (*away_fn)(cudaGraphNode_t node, size_t i, const cudaKernelNodeParams *own, const void *arg);
+
+/* Each kernel node of a clone of g set away, exec updated to the clone and replayed, then the node set
+ * back to g's and exec updated again: online mode's turns on a graph's replays. */
+static void clone_nodes_away_and_back(cudaGraphExec_t exec, cudaGraph_t g, away_fn away, const void *arg)
 {
     cudaGraph_t c;
     CK(cudaGraphClone(&c, g));
-    size_t n = 0;
-    CK(cudaGraphGetNodes(c, NULL, &n));
-    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v), *w = (cudaGraphNode_t *)calloc(n, sizeof *w),
-                    *o = (cudaGraphNode_t *)calloc(n, sizeof *o);
-    CK(cudaGraphGetNodes(c, v, &n));
-    CK(cudaGraphGetNodes(twin, w, &n));
-    CK(cudaGraphGetNodes(g, o, &n));
-    for (size_t i = 0; i < n; i++) {
-        cudaKernelNodeParams own, other;
+    size_t n, m;
+    cudaGraphNode_t *v = nodes_of(c, &n), *o = nodes_of(g, &m);
+    for (size_t i = 0; i < n && i < m; i++) {
+        cudaKernelNodeParams own;
         CK(cudaGraphKernelNodeGetParams(o[i], &own));
-        CK(cudaGraphKernelNodeGetParams(w[i], &other));
-        CK(cudaGraphKernelNodeSetParams(v[i], &other));
+        away(v[i], i, &own, arg);
         update(exec, c);
         CK(cudaGraphLaunch(exec, st));
         CK(cudaGraphKernelNodeSetParams(v[i], &own));
         update(exec, c);
     }
     free(v);
-    free(w);
     free(o);
     CK(cudaGraphDestroy(c));
+}
+
+/* Away to the params of the twin's node i (arg: the twin's nodes). */
+static void to_twin(cudaGraphNode_t node, size_t i, const cudaKernelNodeParams *own, const void *arg)
+{
+    (void)own;
+    cudaKernelNodeParams other;
+    CK(cudaGraphKernelNodeGetParams(((const cudaGraphNode_t *)arg)[i], &other));
+    CK(cudaGraphKernelNodeSetParams(node, &other));
 }
 
 /* The twin chain captured with PREFER_L1 (or a carve-out of 0) on its shared-memory kernel: executable
@@ -341,7 +352,10 @@ static void preference_through_updates(int carveout)
     CK(cudaGraphLaunch(e[AWAY_BACK], st));
     update(e[AWAY_BACK], g);
     set_params_away_and_back(e[SET_PARAMS], g, twin);
-    clone_nodes_away_and_back(e[CLONE_NODES], g, twin);
+    size_t m;
+    cudaGraphNode_t *w = nodes_of(twin, &m);
+    clone_nodes_away_and_back(e[CLONE_NODES], g, to_twin, w);
+    free(w);
     CK(cudaStreamSynchronize(st));
     set_tile((const void *)shared_tile_b, 0, carveout);
     double med[KINDS];
@@ -359,12 +373,8 @@ static void preference_through_updates(int carveout)
  * shared-memory kernel has PREFER_L1 (or a carve-out of 0) set on it, then the setting taken back. */
 static void set_nodes_while(cudaGraph_t g, cudaGraph_t clone, cudaGraphExec_t exec, int carveout)
 {
-    size_t n = 0;
-    CK(cudaGraphGetNodes(g, NULL, &n));
-    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v), *w = (cudaGraphNode_t *)calloc(n, sizeof *w);
-    CK(cudaGraphGetNodes(g, v, &n));
-    if (clone)
-        CK(cudaGraphGetNodes(clone, w, &n));
+    size_t n, m = 0;
+    cudaGraphNode_t *v = nodes_of(g, &n), *w = clone ? nodes_of(clone, &m) : NULL;
     set_tile((const void *)shared_tile_a, 1, carveout);
     for (size_t i = 0; i < n; i++) {
         cudaKernelNodeParams own;
@@ -416,10 +426,8 @@ static void set_through_clone(void)
     CK(cudaGraphClone(&c, g));
     cudaGraphExec_t e[2] = {instantiate(g), instantiate(g)};
     CK(cudaGraphDestroy(g));
-    size_t n = 0;
-    CK(cudaGraphGetNodes(c, NULL, &n));
-    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v);
-    CK(cudaGraphGetNodes(c, v, &n));
+    size_t n;
+    cudaGraphNode_t *v = nodes_of(c, &n);
     cudaError_t first = cudaSuccess;
     set_tile((const void *)shared_tile_a, 1, -1);
     for (size_t i = 0; i < n; i++) {
@@ -466,38 +474,20 @@ static CUmodule load_copy(CUfunction fn[3])
     return m;
 }
 
-/* Each kernel node of a clone of g set to the copy's function of its kernel, exec updated to the clone
- * and replayed, then set back and exec updated again (online mode's turns with copies of an image). */
-static void copy_nodes_away_and_back(cudaGraphExec_t exec, cudaGraph_t g, CUfunction fn[3])
+/* Away to the copy's function of the node's kernel (arg: the copy's functions, as load_copy gives them). */
+static void to_copy(cudaGraphNode_t node, size_t i, const cudaKernelNodeParams *own, const void *arg)
 {
-    const void *own[3] = {(const void *)one_block_a, (const void *)row_sum_a, (const void *)shared_tile_a};
-    cudaGraph_t c;
-    CK(cudaGraphClone(&c, g));
-    size_t n = 0;
-    CK(cudaGraphGetNodes(c, NULL, &n));
-    cudaGraphNode_t *v = (cudaGraphNode_t *)calloc(n, sizeof *v), *o = (cudaGraphNode_t *)calloc(n, sizeof *o);
-    CK(cudaGraphGetNodes(c, v, &n));
-    CK(cudaGraphGetNodes(g, o, &n));
-    for (size_t i = 0; i < n; i++) {
-        cudaKernelNodeParams p;
-        CK(cudaGraphKernelNodeGetParams(o[i], &p));
-        int k = p.func == own[0] ? 0 : p.func == own[1] ? 1 : 2;
-        CUDA_KERNEL_NODE_PARAMS q;
-        memset(&q, 0, sizeof q);
-        q.func = fn[k];
-        q.gridDimX = p.gridDim.x, q.gridDimY = p.gridDim.y, q.gridDimZ = p.gridDim.z;
-        q.blockDimX = p.blockDim.x, q.blockDimY = p.blockDim.y, q.blockDimZ = p.blockDim.z;
-        q.sharedMemBytes = p.sharedMemBytes;
-        q.kernelParams = p.kernelParams;
-        CKD(drv.set_node((CUgraphNode)v[i], &q));
-        update(exec, c);
-        CK(cudaGraphLaunch(exec, st));
-        CK(cudaGraphKernelNodeSetParams(v[i], &p));
-        update(exec, c);
-    }
-    free(v);
-    free(o);
-    CK(cudaGraphDestroy(c));
+    (void)i;
+    const CUfunction *fn = (const CUfunction *)arg;
+    const void *kernels[3] = {(const void *)one_block_a, (const void *)row_sum_a, (const void *)shared_tile_a};
+    CUDA_KERNEL_NODE_PARAMS q;
+    memset(&q, 0, sizeof q);
+    q.func = fn[own->func == kernels[0] ? 0 : own->func == kernels[1] ? 1 : 2];
+    q.gridDimX = own->gridDim.x, q.gridDimY = own->gridDim.y, q.gridDimZ = own->gridDim.z;
+    q.blockDimX = own->blockDim.x, q.blockDimY = own->blockDim.y, q.blockDimZ = own->blockDim.z;
+    q.sharedMemBytes = own->sharedMemBytes;
+    q.kernelParams = own->kernelParams;
+    CKD(drv.set_node((CUgraphNode)node, &q));
 }
 
 /* Executable graphs of the chain whose nodes each took turns with a copy of the kernels in a module of
@@ -519,7 +509,7 @@ static void module_copies(void)
         m[k] = load_copy(fn[k]);
         for (int f = 0; k == PREFERRING && f < 3; f++)
             CKD(drv.prefer(fn[k][f], CU_FUNC_CACHE_PREFER_L1));
-        copy_nodes_away_and_back(e[k], g, fn[k]);
+        clone_nodes_away_and_back(e[k], g, to_copy, fn[k]);
     }
     CK(cudaStreamSynchronize(st));
     CKD(drv.unload(m[UNLOADED]));

@@ -144,6 +144,12 @@ static void forget(struct gt_graph *x, int i)
     x->own[i] = NULL;
 }
 
+static void forget_all(struct gt_graph *x)
+{
+    for (int i = 0; i < CLONES; i++)
+        forget(x, i);
+}
+
 static void unorder(struct gt_graph *x)
 {
     if (x->after)
@@ -153,8 +159,7 @@ static void unorder(struct gt_graph *x)
 
 static void graph_free(struct gt_graph *x)
 {
-    for (int i = 0; i < CLONES; i++)
-        forget(x, i);
+    forget_all(x);
     unorder(x);
     if (x->built)
         gt.drv.cuGraphDestroy(x->built);
@@ -217,6 +222,15 @@ void gt_graphs_instantiated(CUgraphExec exec, CUgraph graph, unsigned long long 
     pthread_mutex_unlock(&gt.launch.graphs_lock);
 }
 
+/* The record of exec, or NULL; the caller holds graphs_lock. */
+static struct gt_graph *find(CUgraphExec exec)
+{
+    struct gt_graph *x = gt.launch.graphs;
+    while (x && x->exec != exec)
+        x = x->next;
+    return x;
+}
+
 /* The record of exec, claimed by this thread unless it is done (*mine);
  * NULL when there is none or another thread has it. */
 static struct gt_graph *claim(CUgraphExec exec, int *mine)
@@ -225,9 +239,7 @@ static struct gt_graph *claim(CUgraphExec exec, int *mine)
     if (!atomic_load(&gt.launch.ngraphs))
         return NULL;
     pthread_mutex_lock(&gt.launch.graphs_lock);
-    struct gt_graph *x = gt.launch.graphs;
-    while (x && x->exec != exec)
-        x = x->next;
+    struct gt_graph *x = find(exec);
     int expect = 0;
     if (x && (x->step != DONE || x->after) && !(*mine = atomic_compare_exchange_strong(&x->busy, &expect, 1)))
         x = NULL;
@@ -294,8 +306,7 @@ static enum step done(struct gt_graph *x)
     if (i == BUILT && x->built)
         update_to(x->exec, x, BUILT);
     x->showing = i;
-    for (int k = 0; k < CLONES; k++)
-        forget(x, k);
+    forget_all(x);
     return DONE;
 }
 
@@ -619,8 +630,7 @@ static void given_up(struct gt_graph *x)
     gt_info("a graph's executable graph was changed by the application while its kernels were %s; they run as "
             "it has them", x->step == CHECKING ? "judged on its replays" : "tuned");
     x->showing = BUILT;
-    for (int k = 0; k < CLONES; k++)
-        forget(x, k);
+    forget_all(x);
     x->step = DONE;
 }
 
@@ -692,8 +702,7 @@ static void collect(struct gt_graph *x)
 static void detach(struct gt_graph *x)
 {
     gt_guard_detach(&x->guard);
-    for (int k = 0; k < CLONES; k++)
-        forget(x, k);
+    forget_all(x);
     unorder(x);
     x->step = DONE;
 }
@@ -713,9 +722,9 @@ void gt_graphs_changed(CUgraphExec exec)
     if (!atomic_load(&gt.launch.ngraphs))
         return;
     pthread_mutex_lock(&gt.launch.graphs_lock);
-    for (struct gt_graph *x = gt.launch.graphs; x; x = x->next)
-        if (x->exec == exec)
-            atomic_store(&x->changed, 1);
+    struct gt_graph *x = find(exec);
+    if (x)
+        atomic_store(&x->changed, 1);
     pthread_mutex_unlock(&gt.launch.graphs_lock);
 }
 

@@ -60,6 +60,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -417,6 +418,21 @@ static unsigned last_grid; /* the last launch's grid width */
 static CUresult captured(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned smem, void **params);
 
+/* A line appended to the file the environment variable `var` names, if it names one: the stand-in's
+ * traces (FAKECUDA_LAUNCHES, _NODES, _EXEC_UPDATES, _WAITS). */
+static void trace(const char *var, const char *fmt, ...)
+{
+    const char *path = getenv(var);
+    FILE *out = path ? fopen(path, "a") : NULL;
+    if (!out)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fclose(out);
+}
+
 /* FAKECUDA_LAUNCHES: each launch run, with what it ran (after watch_launch,
  * which says whether it runs the watchdog's checks). */
 static void record_launch(const struct fake_func *f, CUfunc_cache cache)
@@ -425,12 +441,7 @@ static void record_launch(const struct fake_func *f, CUfunc_cache cache)
                                          [CU_FUNC_CACHE_PREFER_SHARED] = "shared",
                                          [CU_FUNC_CACHE_PREFER_L1] = "l1",
                                          [CU_FUNC_CACHE_PREFER_EQUAL] = "equal"};
-    const char *path = getenv("FAKECUDA_LAUNCHES");
-    FILE *out = path ? fopen(path, "a") : NULL;
-    if (out) {
-        fprintf(out, "%s %s %s\n", f->name, last_watched ? "checked" : origin(f), caches[cache]);
-        fclose(out);
-    }
+    trace("FAKECUDA_LAUNCHES", "%s %s %s\n", f->name, last_watched ? "checked" : origin(f), caches[cache]);
 }
 
 /* FAKECUPTI_US: each launch run is kept for the stand-in CUPTI, which
@@ -856,12 +867,7 @@ CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { CALL(RUNS); return event_re
 /* FAKECUDA_WAITS: each wait, in the order asked (launches run at once here, so there is nothing to wait for). */
 static CUresult stream_wait(void)
 {
-    const char *path = getenv("FAKECUDA_WAITS");
-    FILE *out = path ? fopen(path, "a") : NULL;
-    if (out) {
-        fputs("wait\n", out);
-        fclose(out);
-    }
+    trace("FAKECUDA_WAITS", "wait\n");
     return CUDA_SUCCESS;
 }
 CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { CALL(OTHER); (void)s, (void)e, (void)flags; return stream_wait(); }
@@ -1211,12 +1217,7 @@ static CUresult node_params(const CUDA_KERNEL_NODE_PARAMS *p)
     const struct fake_func *f = p ? (p->func ? (const void *)p->func : (const void *)p->kern) : NULL;
     if (!valid(f))
         return CUDA_ERROR_INVALID_VALUE;
-    const char *path = getenv("FAKECUDA_NODES");
-    FILE *out = path ? fopen(path, "a") : NULL;
-    if (out) {
-        fprintf(out, "%s %s %ux%u\n", f->name, origin(f), p->gridDimX, p->blockDimX);
-        fclose(out);
-    }
+    trace("FAKECUDA_NODES", "%s %s %ux%u\n", f->name, origin(f), p->gridDimX, p->blockDimX);
     return CUDA_SUCCESS;
 }
 CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *deps, size_t ndeps,
@@ -1249,12 +1250,7 @@ static CUresult instantiate(CUgraphExec *e, CUgraph g)
 /* FAKECUDA_EXEC_UPDATES: executable graph x updated in place. */
 static void exec_updated(const struct fake_graph *x)
 {
-    const char *path = getenv("FAKECUDA_EXEC_UPDATES");
-    FILE *out = path && x ? fopen(path, "a") : NULL;
-    if (out) {
-        fprintf(out, "%d\n", x->exec);
-        fclose(out);
-    }
+    trace("FAKECUDA_EXEC_UPDATES", "%d\n", x->exec);
 }
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
 {
