@@ -172,4 +172,14 @@ check "  the configuration is not judged in that run" \
     grep -q "of 1 applied configurations checked on its own launches, none measured faster, 0 dropped as not faster, 1 not judged yet" \
     "$TMP/reset1.log"
 
+# The application's own retain of the primary context released last, right
+# after the launches, as a driver-API program ends: the release takes the
+# context and the guard's events with it, so they are read before it.
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off ahead tune release0 >/dev/null
+out=$(FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 ahead run release1 --release 2>"$TMP/release1.err")
+is "$out/$(cat "$TMP/release1.err")" "minirt: done/" "the primary context's last release with the guard's events pending: no event of it is used after"
+check "  the configuration is not judged in that run" \
+    grep -q "1 not judged yet" "$TMP/release1.log"
+
 done_testing

@@ -795,8 +795,9 @@ struct fake_event {
     long torn;   /* the contexts torn down before it was made */
 };
 
-/* cuCtxDestroy and cuDevicePrimaryCtxReset: every event made before one
- * goes with it, and a call that still uses one says so on stderr. */
+/* cuCtxDestroy, cuDevicePrimaryCtxReset and the primary context's last
+ * release: every event made before one goes with it, and a call that
+ * still uses one says so on stderr. */
 static atomic_long torn;
 
 static int gone(const struct fake_event *ev, const char *call)
@@ -807,16 +808,50 @@ static int gone(const struct fake_event *ev, const char *call)
     return 1;
 }
 
-static CUresult tear_down(void)
+static void tear_down(void)
 {
-    CALL(OTHER);
     atomic_fetch_add(&torn, 1);
     atomic_fetch_add(&syncs, 1);
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    CALL(OTHER);
+    (void)ctx;
+    tear_down();
     return CUDA_SUCCESS;
 }
 
-CUresult cuCtxDestroy_v2(CUcontext ctx) { (void)ctx; return tear_down(); }
-CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { (void)dev; return tear_down(); }
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    CALL(OTHER);
+    (void)dev;
+    tear_down();
+    return CUDA_SUCCESS;
+}
+
+/* The primary context's retains: the last release tears it down. */
+static atomic_int primary_refs;
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice dev)
+{
+    CALL(OTHER);
+    (void)dev;
+    atomic_fetch_add(&primary_refs, 1);
+    *c = (CUcontext)&primary_ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    CALL(OTHER);
+    (void)dev;
+    if (atomic_load(&primary_refs) <= 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (atomic_fetch_sub(&primary_refs, 1) == 1)
+        tear_down();
+    return CUDA_SUCCESS;
+}
 
 /* FAKECUDA_EVENTS_PENDING=1: an event is not complete until a
  * synchronization after its record (of the context, a stream or an event:
@@ -1382,6 +1417,8 @@ static const struct {
     {"cuGraphExecDestroy", (void *)cuGraphExecDestroy, NULL},
     {"cuGraphExecUpdate", (void *)cuGraphExecUpdate_v2, NULL},
     {"cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset_v2, NULL},
+    {"cuDevicePrimaryCtxRetain", (void *)cuDevicePrimaryCtxRetain, NULL},
+    {"cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease_v2, NULL},
     {"cuCtxGetCurrent", (void *)cuCtxGetCurrent, NULL},
     {"cuCtxCreate", (void *)cuCtxCreate_v2, NULL},
     {"cuCtxSetCurrent", (void *)cuCtxSetCurrent, NULL},

@@ -42,6 +42,10 @@
  *                                   the shim's builds run on its threads
  *   minirt --copies N --reset       the same, the device's primary context reset
  *                                   right after the launches, without waiting for them
+ *   minirt --copies N --release     the same, the device's primary context
+ *                                   retained before the launches and released
+ *                                   right after them, without waiting for them,
+ *                                   as a program that holds it itself ends
  *   minirt --copies N --reset --after M
  *                                   the same, then M launches more, as the same
  *                                   kernel's after a reload (the stand-in's
@@ -150,6 +154,8 @@ static struct {
     PFN_cuStreamEndCapture_v10000 streamEndCapture;
     PFN_cuCtxSynchronize_v2000 ctxSynchronize;
     PFN_cuDevicePrimaryCtxReset_v11000 primaryCtxReset;
+    PFN_cuDevicePrimaryCtxRetain_v7000 primaryCtxRetain;
+    PFN_cuDevicePrimaryCtxRelease_v11000 primaryCtxRelease;
     PFN_cuCtxGetCurrent_v4000 ctxGetCurrent;
     PFN_cuCtxCreate_v3020 ctxCreate;
     PFN_cuCtxSetCurrent_v4000 ctxSetCurrent;
@@ -349,7 +355,7 @@ static void say_suspended(int every, int n)
 
 /* --copies and what goes with it. */
 struct copies {
-    int n, pace_ms, suspend_every, reset, after, two_contexts, two_nodes, eager, two_streams, app_update;
+    int n, pace_ms, suspend_every, reset, release, after, two_contexts, two_nodes, eager, two_streams, app_update;
 };
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
@@ -358,6 +364,8 @@ static int run_copies(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
 {
     int suspended = 0;
     CUcontext ctx[2] = {NULL, NULL};
+    if (o->release)
+        check("cuDevicePrimaryCtxRetain", cu.primaryCtxRetain(&ctx[0], 0));
     if (o->two_contexts) {
         check("cuCtxGetCurrent", cu.ctxGetCurrent(&ctx[0]));
         check("cuCtxCreate", cu.ctxCreate(&ctx[1], 0, 0));
@@ -378,9 +386,11 @@ static int run_copies(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
     }
     if (o->reset)
         check("cuDevicePrimaryCtxReset", cu.primaryCtxReset(0));
+    if (o->release)
+        check("cuDevicePrimaryCtxRelease", cu.primaryCtxRelease(0));
     for (int i = 0; i < o->after; i++)
         launch_copy(8);
-    if (!o->reset || o->after)
+    if (!(o->reset || o->release) || o->after)
         check("cuCtxSynchronize", cu.ctxSynchronize());
     say_suspended(o->suspend_every, suspended);
     printf("minirt: done\n");
@@ -485,6 +495,8 @@ int main(int argc, char **argv)
             cp.n = atoi(argv[++i]);
         if (strcmp(argv[i], "--reset") == 0)
             cp.reset = 1;
+        if (strcmp(argv[i], "--release") == 0)
+            cp.release = 1;
         if (strcmp(argv[i], "--after") == 0 && i + 1 < argc)
             cp.after = atoi(argv[++i]);
         if (strcmp(argv[i], "--eager") == 0 && i + 1 < argc)
@@ -553,6 +565,8 @@ int main(int argc, char **argv)
     R(streamEndCapture, "cuStreamEndCapture");
     R(ctxSynchronize, "cuCtxSynchronize");
     R(primaryCtxReset, "cuDevicePrimaryCtxReset");
+    R(primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    R(primaryCtxRelease, "cuDevicePrimaryCtxRelease");
     R(ctxGetCurrent, "cuCtxGetCurrent");
     R(ctxCreate, "cuCtxCreate");
     R(ctxSetCurrent, "cuCtxSetCurrent");
