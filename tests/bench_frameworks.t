@@ -129,6 +129,9 @@ is "$(cell "$TMP/online.out" mlp 10)" "1.7 (0.850x, 0.85-0.85)" "  online: a fre
 is "$(cell "$TMP/online.out" mlp 11)" "0.829x (0.83-0.83)" "  and its groups beside those with the shim suspended"
 is "$(cell "$TMP/online.out" mlp 12)" "0.895x (0.895-0.895), ahead" \
     "  and against tune mode's steady state in the same turns: 1.7 ms over 1.9"
+FAKE_ONLINE_MS=1.905 FAKE_OUT=$TMP/online2 fake --rounds 1 --online --out "$TMP/online2" mlp >"$TMP/online2.out" 2>&1
+is "$(cell "$TMP/online2.out" mlp 12)" "1.003x (1.003-1.003), behind" \
+    "  behind where the whole interval lies above 1.00, by less than 0.5%"
 is "$(grep '^mlp r2 ' "$TMP/online.out" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' ')" \
     "off run-empty tune run-tuned online plain " "  the sixth way in the rotation"
 FAKE_BUDGET=2.5 FAKE_OUT=$TMP/budget fake --rounds 1 --budget 2.5 --out "$TMP/budget" mlp >"$TMP/budget.out" 2>&1
