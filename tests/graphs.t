@@ -174,6 +174,19 @@ check "  with no session, no synchronization (those calls fail here), nothing at
 is "$(grep -h '^strategy = \|^guard = ' "$TMP"/graph12/*.ini | tr '\n' ';')" "strategy = online;guard = kept 1.250;" \
     "  both go to the cache file"
 is "$(graph run 12 gonlrun)" "copy module 8x256;" "  and the next run puts the variant into the graph at instantiation"
+# Each turn times the node that takes it, between two event-record nodes
+# of the trial clone, not the whole replay (the stand-in times a replay as
+# its last node: the first node's candidates would all read the second's).
+rm -rf "$TMP/graph26"
+FAKECUDA_FAIL=$NOSYNC graph online 26 gonlmarks --copies 200 --pace 2 --two-nodes >/dev/null
+is "$(grep -c "kernel copy: launch grid=\(8\|16\),1,1 .* tuned online over 37 launches: maxrreg=32 200.00 us against 250.00 us" \
+    "$TMP/gonlmarks.log")" 2 "online mode, a graph of two nodes: each node's candidates timed alone, each node's found"
+rm -rf "$TMP/graph27"
+FAKECUDA_FAIL=$NOSYNC,cuGraphAddEventRecordNode graph online 27 gonlnomarks --copies 200 --pace 2 --two-nodes >/dev/null
+check "  where a node cannot be marked, its turns time the whole replay, said at debug" sh -c \
+    "grep -q 'cannot be timed alone; its online turns time the whole replay' '$TMP/gonlnomarks.log' &&
+     grep -q 'kernel copy: launch grid=8,1,1 .* tuned online over 13 launches: the original' '$TMP/gonlnomarks.log' &&
+     ! grep -q ' warn: \| error: ' '$TMP/gonlnomarks.log'"
 printf '[kernel "copy"]\ncache = default, l1\n' >"$TMP/copyl1.ini"
 rm -rf "$TMP/graph13"
 is "$(GPUTUNE_POLICY="$TMP/copyl1.ini" graph online 13 gonll1 --copies 60 --pace 1)" \

@@ -86,6 +86,9 @@ struct gt_graph {
     CUDA_KERNEL_NODE_PARAMS *base;   /* their functions and geometries with the settled configurations */
     size_t nnodes, at;
     CUfunction held;                 /* what node `at` holds in the executable graph (NULL: its base) */
+    CUgraphNode marks[2];            /* event-record nodes before and after node `at`, */
+    size_t marked;                   /* around node marked - 1 (0: none), */
+    CUevent idle;                    /* recording this between turns */
     struct gt_graph *next;
 };
 
@@ -161,6 +164,8 @@ static void graph_free(struct gt_graph *x)
 {
     forget_all(x);
     unorder(x);
+    if (x->idle)
+        gt.drv.cuEventDestroy_v2(x->idle);
     if (x->built)
         gt.drv.cuGraphDestroy(x->built);
     if (x->tuned)
@@ -537,10 +542,11 @@ static enum step to_check(struct gt_graph *x, CUstream s, int per_thread)
  * are still to be tuned take turns, one node at a time, in a third clone
  * (the trial clone, with the settled configurations): at each replay the
  * node holds the function of its next candidate (online.c picks it), the
- * executable graph is updated to the clone, and the replay is timed whole
- * with events on the application's stream.  Nothing synchronizes.  When
- * every such node is decided, step 3 goes on as in tune mode, the winners
- * judged on the replays (step 4). */
+ * shim's executable graph of the clone is updated to it, and the node is
+ * timed by two event-record nodes around it (mark), or where it cannot be
+ * marked the whole replay by events on the application's stream.  Nothing
+ * synchronizes.  When every such node is decided, step 3 goes on as in tune
+ * mode, the winners judged on the replays (step 4). */
 
 struct turn {
     struct gt_graph *x;
@@ -548,11 +554,77 @@ struct turn {
     int per_thread;
 };
 
+/* The marks go, and with them the shim's executable graph of the trial
+ * clone, whose topology they were part of. */
+static void unmark(struct gt_graph *x)
+{
+    for (int i = 0; i < 2; i++)
+        if (x->marks[i])
+            gt.drv.cuGraphDestroyNode(x->marks[i]);
+    x->marks[0] = x->marks[1] = NULL;
+    forget(x, TRIAL);
+    if (x->showing == TRIAL)
+        x->showing = -1;
+}
+
+#define MARK_DEPS 64
+
+/* Node `at` of the trial clone between two event-record nodes, the first
+ * after the node's dependencies and before it, the second after it, which
+ * each turn's events take (replay): a candidate's time is the node's, not
+ * the whole replay's, in which a node's 0.1-0.3 us differences drown (a
+ * PyTorch graph's replay takes about 100 us, bench/results/frameworks.md).
+ * Returns 0, or -1 where the node cannot be marked: an edge with data (a
+ * programmatic launch's), or the driver failing. */
+static int marks_add(struct gt_graph *x)
+{
+    CUgraphNode node = x->nodes[x->at], deps[MARK_DEPS];
+    CUgraphEdgeData edges[MARK_DEPS];
+    size_t n = 0;
+    if ((!x->idle && gt.drv.cuEventCreate(&x->idle, CU_EVENT_DEFAULT) != CUDA_SUCCESS) ||
+        gt.drv.cuGraphNodeGetDependencies_v2(node, NULL, NULL, &n) != CUDA_SUCCESS || n > MARK_DEPS ||
+        gt.drv.cuGraphNodeGetDependencies_v2(node, deps, edges, &n) != CUDA_SUCCESS)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port)
+            return -1;
+    return gt.drv.cuGraphAddEventRecordNode(&x->marks[0], x->trial, deps, n, x->idle) == CUDA_SUCCESS &&
+                   gt.drv.cuGraphAddDependencies_v2(x->trial, &x->marks[0], &node, NULL, 1) == CUDA_SUCCESS &&
+                   gt.drv.cuGraphAddEventRecordNode(&x->marks[1], x->trial, &node, 1, x->idle) == CUDA_SUCCESS
+               ? 0
+               : -1;
+}
+
+/* The marks moved to node `at`, once for each node, before its first turn;
+ * a node that cannot be marked has every turn time the whole replay. */
+static void mark(struct gt_graph *x)
+{
+    unmark(x);
+    x->marked = x->at + 1;
+    if (marks_add(x) != 0) {
+        gt_debug("a graph's kernel node cannot be timed alone; its online turns time the whole replay");
+        unmark(x);
+    }
+}
+
+/* The marks record start and end at the next replay (idle, NULL: between
+ * turns). */
+static int marks_record(struct gt_graph *x, CUevent start, CUevent end)
+{
+    CUgraphExec e = x->own[TRIAL];
+    return gt.drv.cuGraphExecEventRecordNodeSetEvent(e, x->marks[0], start ? start : x->idle) == CUDA_SUCCESS &&
+                   gt.drv.cuGraphExecEventRecordNodeSetEvent(e, x->marks[1], end ? end : x->idle) == CUDA_SUCCESS
+               ? 0
+               : -1;
+}
+
 /* The executable graph holds the trial clone with node `at` holding fn
- * (NULL: its base) from the next replay on. */
+ * (NULL: its base) from the next replay on, node `at` marked. */
 static int hold(void *arg, CUfunction fn)
 {
     struct gt_graph *x = ((struct turn *)arg)->x;
+    if (x->marked != x->at + 1)
+        mark(x);
     if (x->showing == TRIAL && fn == x->held)
         return 0;
     CUDA_KERNEL_NODE_PARAMS q = x->base[x->at];
@@ -568,10 +640,38 @@ static int hold(void *arg, CUfunction fn)
     return present(x, TRIAL);
 }
 
-static CUresult replay(void *arg)
+static void record_on(CUevent e, const struct turn *t)
+{
+    if (e)
+        (t->per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(e, t->s);
+}
+
+/* A turn's replay: start and end recorded by the marks, or around the whole
+ * replay where the node has none.  A mark that cannot take its event
+ * leaves the turn's events unrecorded, which ends the trial (online.c). */
+static CUresult replay(void *arg, CUevent start, CUevent end)
 {
     struct turn *t = arg;
-    return launch(t->x, t->s, t->per_thread);
+    struct gt_graph *x = t->x;
+    int marked = x->marks[0] && x->showing == TRIAL && x->own[TRIAL];
+    if (!marked) {
+        record_on(start, t);
+        CUresult r = launch(x, t->s, t->per_thread);
+        record_on(end, t);
+        return r;
+    }
+    if (!start)
+        return launch(x, t->s, t->per_thread);
+    marks_record(x, start, end);
+    CUresult r = launch(x, t->s, t->per_thread);
+    /* A turn's events are released once read: no later replay may record
+     * them.  Where they cannot be taken back, the executable graph goes,
+     * made again from the clone, whose marks record the idle event. */
+    if (marks_record(x, NULL, NULL) != 0) {
+        forget(x, TRIAL);
+        x->showing = -1;
+    }
+    return r;
 }
 
 /* The trial clone and its kernel nodes, the settled configurations in
@@ -614,7 +714,7 @@ static CUresult online_turn(struct gt_graph *x, CUstream s, int per_thread)
         if (st >= 0)
             return st ? r : launch(x, s, per_thread);
     }
-    forget(x, TRIAL);
+    unmark(x);
     gt.drv.cuGraphDestroy(x->trial);
     x->trial = NULL;
     x->showing = -1;

@@ -18,8 +18,9 @@
  * turns on the graph's replays instead (gt_online_node, from
  * launch/graphs.c): the kernel's node holds each candidate's function (for
  * launch-time knobs a copy of the image with them set on its function),
- * and the whole replay is timed; a trial begun on direct launches starts
- * its stage over there.  Nothing is synchronized and no other thread is
+ * and the node is timed within the replay (or the whole replay, where the
+ * graph cannot mark it: gt_online_graph); a trial begun on direct launches
+ * starts its stage over there.  Nothing is synchronized and no other thread is
  * held; the launches being tried pass one at a time through this module's
  * lock.  Where arms beat the original, a second stage races the
  * SHORTLIST fastest of them and, where several knobs each did, those knobs
@@ -110,7 +111,7 @@ struct gt_online {
     int ref;       /* the arm the stages' candidates are one knob from: the original, then the first round's choice */
     int decided;
     int torn;      /* its context was torn down while it was on */
-    int graph;     /* its turns run on a graph's replays (gt_online_node), its times whole replays' */
+    int graph;     /* its turns run on a graph's replays (gt_online_node), its times the node's there */
     int last;      /* the fastest arm of the last stage that ended, -1 before one has; */
     double last_med[2]; /*   the original's median then, and its */
     struct gt_online *next; /* in O.all */
@@ -445,9 +446,10 @@ static void pass_hopeless(struct gt_online *o)
         o->issued++;
 }
 
-/* The next turn's slot, its start recorded on the launch's stream when
- * it is timed. */
-static struct slot *turn_begin(struct gt_online *o, const struct gt_call *c)
+/* The next turn's slot, its events made when it is timed.  A turn whose
+ * events are not recorded, or fail, breaks the trial (read_done): the
+ * original stays. */
+static struct slot *turn_begin(struct gt_online *o)
 {
     struct slot *s = &o->slots[o->issued++];
     if (s->timed && (gt.drv.cuEventCreate(&s->ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
@@ -455,24 +457,27 @@ static struct slot *turn_begin(struct gt_online *o, const struct gt_call *c)
         release(s);
         o->broken = 1;
     }
-    if (s->ev[0])
-        (gt_call_per_thread(c) ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[0], c->s);
     return s;
 }
 
-static void turn_end(struct gt_online *o, struct slot *s, const struct gt_call *c, CUresult r)
+static void turn_end(struct gt_online *o, CUresult r)
 {
-    if (s->ev[1])
-        (gt_call_per_thread(c) ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(s->ev[1], c->s);
     o->launched++;
     if (r != CUDA_SUCCESS) /* the application's own error: its times mean nothing */
         o->broken = 1;
 }
 
+static void record(CUevent e, const struct gt_call *c)
+{
+    if (e)
+        (gt_call_per_thread(c) ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(e, c->s);
+}
+
 /* The next launch, with the configuration its slot names. */
 static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct gt_call *c)
 {
-    struct slot *s = turn_begin(o, c);
+    struct slot *s = turn_begin(o);
+    record(s->ev[0], c);
     CUresult r;
     if (s->arm == 0) {
         gt_direct_restore(hd);
@@ -482,7 +487,8 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
     } else {
         r = gt_direct_launch(hd, c, &o->arms[s->arm].knobs, &c->g);
     }
-    turn_end(o, s, c, r);
+    record(s->ev[1], c);
+    turn_end(o, r);
     /* After the turn's end is recorded, so that its time holds none of
      * this: the turn's cache preference off the function again, or a stream
      * capture next would take it into the graph for good. */
@@ -493,17 +499,17 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
 }
 
 /* The next replay of the graph, the node holding the function of the
- * configuration its slot names. */
-static CUresult run_node_slot(struct gt_online *o, const struct gt_call *c, const struct gt_online_graph *gr)
+ * configuration its slot names, timed as the graph can (online.h). */
+static CUresult run_node_slot(struct gt_online *o, const struct gt_online_graph *gr)
 {
     const struct arm *a = &o->arms[o->slots[o->issued].arm];
     if ((a != o->arms && !a->v) || gr->hold(gr->arg, a == o->arms ? NULL : a->v->fn) != 0) {
         o->broken = 1; /* the replay would not run what the slot names */
-        return gr->replay(gr->arg);
+        return gr->replay(gr->arg, NULL, NULL);
     }
-    struct slot *s = turn_begin(o, c);
-    CUresult r = gr->replay(gr->arg);
-    turn_end(o, s, c, r);
+    struct slot *s = turn_begin(o);
+    CUresult r = gr->replay(gr->arg, s->ev[0], s->ev[1]);
+    turn_end(o, r);
     return r;
 }
 
@@ -852,7 +858,7 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
 
 /* A trial begun on direct launches goes on on a graph's replays (a
  * framework launches a kernel a few times, then captures it): its stage
- * starts over, since a whole replay's time and a launch's do not compare.
+ * starts over, since a node's time in a graph and a launch's do not compare.
  * Returns 0 once it has, -1 while turns of the stage are unread. */
 static int to_graph(struct gt_online *o)
 {
@@ -877,7 +883,7 @@ int gt_online_node(struct gt_plan *p, struct gt_handle *hd, const struct gt_call
     } else if (gr && (o->graph || to_graph(o) == 0)) {
         enum step st = advance(o, p, hd, c, signature, gr);
         if (st == TURN)
-            *r = run_node_slot(o, c, gr);
+            *r = run_node_slot(o, gr);
         ran = st == TURN ? 1 : st == DECIDED ? -1 : 0;
     }
     pthread_mutex_unlock(&O.lock);

@@ -19,15 +19,17 @@ int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
 /* How a graph that holds a signature's kernel in a node runs one of its
  * turns (launch/graphs.c): hold makes the node hold fn from the next
  * replay on (NULL: the node's own function), returning 0 or -1; replay
- * replays the graph once. */
+ * replays the graph once, with start and end (unless NULL) recorded around
+ * that node alone where the graph can, else around the whole replay, the
+ * same way for every turn of the node. */
 struct gt_online_graph {
     int (*hold)(void *arg, CUfunction fn);
-    CUresult (*replay)(void *arg);
+    CUresult (*replay)(void *arg, CUevent start, CUevent end);
     void *arg;
 };
 
 /* A replay of a graph with a kernel node of a signature not tuned yet in
- * online mode: one of its candidates in that node, the whole replay timed.
+ * online mode: one of its candidates in that node, the node timed.
  * Returns 1 with the replay's result in *r when it replayed the graph, 0
  * when the caller must replay it as it is, -1 when the signature is not
  * tuned online, or no longer.  With gr NULL it only makes the signature's

@@ -32,7 +32,9 @@
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
  * nodes, and their launches run those (FAKECUDA_GRAPH_DELTA_MS times a
- * replay by which of its nodes run variants: graph_launch); executable
+ * replay by which of its nodes run variants: graph_launch; an
+ * event-record node records its event as the kernel node it follows
+ * ends, so times a node alone); executable
  * graphs are numbered from 1 as they are instantiated, and
  * FAKECUDA_EXEC_UPDATES=FILE appends the number of each one updated in
  * place (cuGraphExecUpdate, cuGraphExecKernelNodeSetParams);
@@ -1096,11 +1098,20 @@ struct fake_node {
     unsigned char args[64];
     void *argv[FAKE_ARGS];
 };
+/* An event-record node: it records its event once kernel node `after`
+ * ran (-1: at the replay's start), as its dependencies say. */
+struct fake_mark {
+    struct fake_graph *owner; /* first, as a kernel node's: mark_of tells them apart */
+    CUevent ev;
+    int after, used;
+};
+#define FAKE_MARKS 2
 struct fake_graph {
     unsigned magic;
     int n;
     int exec; /* an executable graph's number, counting from 1; 0: a graph */
     struct fake_node node[FAKE_NODES];
+    struct fake_mark mark[FAKE_MARKS];
 };
 
 static struct fake_graph *capture_graph; /* what the capture records */
@@ -1158,12 +1169,29 @@ static void node_copy(struct fake_node *n, const struct fake_node *from)
     n->cache = from->cache;
 }
 
+static struct fake_mark *mark_of(CUgraphNode h)
+{
+    struct fake_graph *g = h ? *(struct fake_graph **)h : NULL;
+    const struct fake_mark *m = (const struct fake_mark *)h;
+    return g && m >= g->mark && m < g->mark + FAKE_MARKS ? (struct fake_mark *)m : NULL;
+}
+
+static void marks_copy(struct fake_graph *g, const struct fake_graph *from)
+{
+    for (int i = 0; i < FAKE_MARKS; i++) {
+        g->mark[i] = from->mark[i];
+        g->mark[i].owner = g;
+    }
+}
+
 static struct fake_graph *graph_copy(const struct fake_graph *from)
 {
     struct fake_graph *g = from ? graph_new() : NULL;
     for (int i = 0; g && i < from->n; i++)
         if (node_add(g, &from->node[i].p, NULL) == CUDA_SUCCESS)
             g->node[i].cache = from->node[i].cache;
+    if (g)
+        marks_copy(g, from);
     return g;
 }
 
@@ -1235,8 +1263,66 @@ CUresult cuGraphGetNodes(CUgraph h, CUgraphNode *nodes, size_t *n)
 CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *t)
 {
     CALL(OTHER);
-    (void)n;
-    *t = CU_GRAPH_NODE_TYPE_KERNEL;
+    *t = mark_of(n) ? CU_GRAPH_NODE_TYPE_EVENT_RECORD : CU_GRAPH_NODE_TYPE_KERNEL;
+    return CUDA_SUCCESS;
+}
+
+/* A graph's kernel nodes form a chain, in the order they were added. */
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode h, CUgraphNode *deps, CUgraphEdgeData *edges, size_t *n)
+{
+    CALL(OTHER);
+    const struct fake_node *node = (const struct fake_node *)h;
+    if (!h || mark_of(h))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t have = node > node->owner->node ? 1 : 0;
+    if (deps && *n >= have && have) {
+        deps[0] = (CUgraphNode)(node - 1);
+        if (edges)
+            memset(edges, 0, sizeof *edges);
+    }
+    *n = have;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from, const CUgraphNode *to,
+                                   const CUgraphEdgeData *edges, size_t n)
+{
+    CALL(OTHER);
+    (void)edges;
+    return graph_of(g) && (!n || (from && to)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuGraphAddEventRecordNode(CUgraphNode *out, CUgraph h, const CUgraphNode *deps, size_t n, CUevent ev)
+{
+    CALL(OTHER);
+    struct fake_graph *g = graph_of(h);
+    struct fake_mark *m = NULL;
+    for (int i = 0; g && !m && i < FAKE_MARKS; i++)
+        m = g->mark[i].used ? NULL : &g->mark[i];
+    if (!m || !ev)
+        return CUDA_ERROR_INVALID_VALUE;
+    *m = (struct fake_mark){.owner = g, .ev = ev, .after = -1, .used = 1};
+    for (size_t i = 0; i < n; i++)
+        if (!mark_of(deps[i]) && (int)((const struct fake_node *)deps[i] - g->node) > m->after)
+            m->after = (int)((const struct fake_node *)deps[i] - g->node);
+    *out = (CUgraphNode)m;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroyNode(CUgraphNode h)
+{
+    CALL(OTHER);
+    struct fake_mark *m = mark_of(h);
+    if (!m)
+        return CUDA_ERROR_NOT_SUPPORTED; /* kernel nodes stay: a node's handle is its place */
+    m->used = 0;
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec e, CUgraphNode h, CUevent ev)
+{
+    CALL(OTHER);
+    struct fake_graph *x = graph_of(e);
+    const struct fake_mark *m = mark_of(h);
+    if (!x || !m || !ev || !x->mark[m - m->owner->mark].used)
+        return CUDA_ERROR_INVALID_VALUE;
+    x->mark[m - m->owner->mark].ev = ev;
     return CUDA_SUCCESS;
 }
 CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p)
@@ -1325,7 +1411,10 @@ CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph h, CUgraphExecUpdateResultI
     struct fake_graph *x = graph_of(e), *g = graph_of(h);
     if (info)
         memset(info, 0, sizeof *info);
-    if (!x || !g || x->n != g->n) {
+    int same = x && g && x->n == g->n;
+    for (int i = 0; same && i < FAKE_MARKS; i++)
+        same = x->mark[i].used == g->mark[i].used && x->mark[i].after == g->mark[i].after;
+    if (!same) {
         if (info)
             info->result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
         return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
@@ -1334,9 +1423,19 @@ CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph h, CUgraphExecUpdateResultI
         node_params(&g->node[i].p);
         node_copy(&x->node[i], &g->node[i]);
     }
+    marks_copy(x, g);
     exec_updated(x);
     return CUDA_SUCCESS;
 }
+/* The events of x's marks that record once kernel node `after` ran: timed
+ * as that node's launch. */
+static void marks_record(const struct fake_graph *x, int after)
+{
+    for (int i = 0; i < FAKE_MARKS; i++)
+        if (x->mark[i].used && x->mark[i].after == after)
+            event_record(x->mark[i].ev, NULL);
+}
+
 /* With FAKECUDA_GRAPH_DELTA_MS="d0,d1,...", a replay is timed 0.25 ms plus
  * d_i for each kernel node i that runs a variant (a function of a loaded
  * module): nodes whose variants help or hurt the replay apart. */
@@ -1346,9 +1445,13 @@ static CUresult graph_launch(CUgraphExec e)
     CUresult r = x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
     const char *d = getenv("FAKECUDA_GRAPH_DELTA_MS");
     float ms = 0.25f;
+    if (x)
+        marks_record(x, -1);
     for (int i = 0; x && i < x->n && r == CUDA_SUCCESS; i++) {
         const void *f = x->node[i].p.func ? (const void *)x->node[i].p.func : (const void *)x->node[i].p.kern;
         r = launch_as(f, x->node[i].p.gridDimX, x->node[i].p.blockDimX, x->node[i].cache);
+        if (r == CUDA_SUCCESS)
+            marks_record(x, i);
         if (d && r == CUDA_SUCCESS && ((const struct fake_func *)f)->from_module)
             ms += strtof(d, NULL);
         d = d && strchr(d, ',') ? strchr(d, ',') + 1 : NULL;
