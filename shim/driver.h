@@ -51,6 +51,14 @@ static inline int gt_driver_ready(void)
     return s > 0 || (s == 0 && gt_driver_open());
 }
 
+/* e recorded on stream s, through the per-thread default stream's entry
+ * point where the launch it times took that one; none (success) without e. */
+static inline CUresult gt_event_record(CUevent e, CUstream s, int per_thread)
+{
+    extern struct gt_driver *const gt_drv;
+    return !e ? CUDA_SUCCESS : (per_thread ? gt_drv->cuEventRecord_ptsz : gt_drv->cuEventRecord)(e, s);
+}
+
 /* First line of every hook: with no driver in the process, the shim is inert. */
 #define GT_REQUIRE_DRIVER()                  \
     do {                                     \

@@ -395,7 +395,7 @@ static CUresult launch(struct gt_graph *x, CUstream s, int per_thread)
     }
     if (!x->after && gt.drv.cuEventCreate(&x->after, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
         x->after = NULL;
-    if (x->after && (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(x->after, s) != CUDA_SUCCESS)
+    if (x->after && gt_event_record(x->after, s, per_thread) != CUDA_SUCCESS)
         unorder(x);
     x->last = s;
     x->last_per_thread = per_thread;
@@ -640,12 +640,6 @@ static int hold(void *arg, CUfunction fn)
     return present(x, TRIAL);
 }
 
-static void record_on(CUevent e, const struct turn *t)
-{
-    if (e)
-        (t->per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(e, t->s);
-}
-
 /* A turn's replay: start and end recorded by the marks, or around the whole
  * replay where the node has none.  A mark that cannot take its event
  * leaves the turn's events unrecorded, which ends the trial (online.c). */
@@ -654,14 +648,12 @@ static CUresult replay(void *arg, CUevent start, CUevent end)
     struct turn *t = arg;
     struct gt_graph *x = t->x;
     int marked = x->marks[0] && x->showing == TRIAL && x->own[TRIAL];
-    if (!marked) {
-        record_on(start, t);
+    if (!marked || !start) {
+        gt_event_record(start, t->s, t->per_thread);
         CUresult r = launch(x, t->s, t->per_thread);
-        record_on(end, t);
+        gt_event_record(end, t->s, t->per_thread);
         return r;
     }
-    if (!start)
-        return launch(x, t->s, t->per_thread);
     marks_record(x, start, end);
     CUresult r = launch(x, t->s, t->per_thread);
     /* A turn's events are released once read: no later replay may record

@@ -115,8 +115,7 @@ int gt_guard_take(struct gt_guard *g, struct gt_guard_slot **slot)
 
 void gt_guard_mark(struct gt_guard_slot *slot, int end, CUstream s, int per_thread)
 {
-    PFN_cuEventRecord_v2000 record = per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord;
-    if (slot->timed && record(slot->ev[end], s) != CUDA_SUCCESS)
+    if (slot->timed && gt_event_record(slot->ev[end], s, per_thread) != CUDA_SUCCESS)
         slot->unrecorded = 1;
 }
 

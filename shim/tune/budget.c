@@ -153,9 +153,9 @@ static CUresult timed_launch(struct gt_meter *m, const struct gt_call *c)
         m->broken = 1;
         return gt_call_launch(c, c->f, &c->g);
     }
-    (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(ev[0], c->s);
+    gt_event_record(ev[0], c->s, per_thread);
     CUresult r = gt_call_launch(c, c->f, &c->g);
-    (per_thread ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(ev[1], c->s);
+    gt_event_record(ev[1], c->s, per_thread);
     m->issued++;
     if (r != CUDA_SUCCESS) /* the application's own error; its time means nothing */
         m->broken = 1;

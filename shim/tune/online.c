@@ -467,17 +467,11 @@ static void turn_end(struct gt_online *o, CUresult r)
         o->broken = 1;
 }
 
-static void record(CUevent e, const struct gt_call *c)
-{
-    if (e)
-        (gt_call_per_thread(c) ? gt.drv.cuEventRecord_ptsz : gt.drv.cuEventRecord)(e, c->s);
-}
-
 /* The next launch, with the configuration its slot names. */
 static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct gt_call *c)
 {
     struct slot *s = turn_begin(o);
-    record(s->ev[0], c);
+    gt_event_record(s->ev[0], c->s, gt_call_per_thread(c));
     CUresult r;
     if (s->arm == 0) {
         gt_direct_restore(hd);
@@ -487,7 +481,7 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
     } else {
         r = gt_direct_launch(hd, c, &o->arms[s->arm].knobs, &c->g);
     }
-    record(s->ev[1], c);
+    gt_event_record(s->ev[1], c->s, gt_call_per_thread(c));
     turn_end(o, r);
     /* After the turn's end is recorded, so that its time holds none of
      * this: the turn's cache preference off the function again, or a stream
