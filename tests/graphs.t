@@ -187,6 +187,15 @@ check "  where a node cannot be marked, its turns time the whole replay, said at
     "grep -q 'cannot be timed alone; its online turns time the whole replay' '$TMP/gonlnomarks.log' &&
      grep -q 'kernel copy: launch grid=8,1,1 .* tuned online over 13 launches: the original' '$TMP/gonlnomarks.log' &&
      ! grep -q ' warn: \| error: ' '$TMP/gonlnomarks.log'"
+# The device's primary context reset while the nodes take turns, or after
+# they did, then the executable graph destroyed (as a framework's graph
+# object may go after a reset): nothing of the shim's touches the events
+# the reset took.
+rm -rf "$TMP/graph28" "$TMP/graph29"
+FAKECUDA_FAIL=$NOSYNC graph online 28 gonlreset --copies 60 --pace 1 --reset >/dev/null 2>"$TMP/gonlreset.err"
+is "$(cat "$TMP/gonlreset.err")" "" "  a reset after the marked turns: no event of the shim's is used after it"
+FAKECUDA_FAIL=$NOSYNC graph online 29 gonlreset2 --copies 20 --pace 1 --reset >/dev/null 2>"$TMP/gonlreset2.err"
+is "$(cat "$TMP/gonlreset2.err")" "" "  a reset while the nodes take turns (or wait for their builds): none either"
 printf '[kernel "copy"]\ncache = default, l1\n' >"$TMP/copyl1.ini"
 rm -rf "$TMP/graph13"
 is "$(GPUTUNE_POLICY="$TMP/copyl1.ini" graph online 13 gonll1 --copies 60 --pace 1)" \

@@ -160,12 +160,20 @@ static void unorder(struct gt_graph *x)
     x->after = NULL;
 }
 
-static void graph_free(struct gt_graph *x)
+/* The shim's executable graphs and events go: at the end, or before their
+ * context does. */
+static void let_go(struct gt_graph *x)
 {
     forget_all(x);
     unorder(x);
     if (x->idle)
         gt.drv.cuEventDestroy_v2(x->idle);
+    x->idle = NULL;
+}
+
+static void graph_free(struct gt_graph *x)
+{
+    let_go(x);
     if (x->built)
         gt.drv.cuGraphDestroy(x->built);
     if (x->tuned)
@@ -236,6 +244,18 @@ static struct gt_graph *find(CUgraphExec exec)
     return x;
 }
 
+/* Whether the shim still works on x's replays, or orders them (the launch
+ * after done). */
+static int active(const struct gt_graph *x)
+{
+    return x->step != DONE || x->after;
+}
+
+static int checking(const struct gt_graph *x)
+{
+    return x->step == CHECKING;
+}
+
 /* The record of exec, claimed by this thread unless it is done (*mine);
  * NULL when there is none or another thread has it. */
 static struct gt_graph *claim(CUgraphExec exec, int *mine)
@@ -246,7 +266,7 @@ static struct gt_graph *claim(CUgraphExec exec, int *mine)
     pthread_mutex_lock(&gt.launch.graphs_lock);
     struct gt_graph *x = find(exec);
     int expect = 0;
-    if (x && (x->step != DONE || x->after) && !(*mine = atomic_compare_exchange_strong(&x->busy, &expect, 1)))
+    if (x && active(x) && !(*mine = atomic_compare_exchange_strong(&x->busy, &expect, 1)))
         x = NULL;
     pthread_mutex_unlock(&gt.launch.graphs_lock);
     return x;
@@ -766,13 +786,13 @@ void gt_graphs_exit(void)
     pthread_mutex_unlock(&gt.launch.graphs_lock);
 }
 
-/* Each graph being judged that no thread is at work on: fn(x). */
-static void each_checking(void (*fn)(struct gt_graph *x))
+/* Each graph `which` names that no thread is at work on: fn(x). */
+static void each(int (*which)(const struct gt_graph *x), void (*fn)(struct gt_graph *x))
 {
     pthread_mutex_lock(&gt.launch.graphs_lock);
     for (struct gt_graph *x = gt.launch.graphs; x; x = x->next) {
         int expect = 0;
-        if (x->step == CHECKING && atomic_compare_exchange_strong(&x->busy, &expect, 1)) {
+        if (which(x) && atomic_compare_exchange_strong(&x->busy, &expect, 1)) {
             fn(x);
             atomic_store(&x->busy, 0);
         }
@@ -790,23 +810,25 @@ static void collect(struct gt_graph *x)
     }
 }
 
-/* Its executable graphs go with the context: nothing touches them again. */
+/* Whatever step it is at, its context's objects go with the context: the
+ * shim's executable graphs and events go first, its guard stops, its
+ * turns and checks end, and the application's executable graph runs as it
+ * has it. */
 static void detach(struct gt_graph *x)
 {
     gt_guard_detach(&x->guard);
-    forget_all(x);
-    unorder(x);
+    let_go(x);
     x->step = DONE;
 }
 
 void gt_graphs_collect(void)
 {
-    each_checking(collect);
+    each(checking, collect);
 }
 
 void gt_graphs_detach(void)
 {
-    each_checking(detach);
+    each(active, detach);
 }
 
 void gt_graphs_changed(CUgraphExec exec)

@@ -34,7 +34,11 @@
  *                                   default stream and one of its own by
  *                                   turns; with --app-update K, the
  *                                   graph kept and the executable graph
- *                                   updated to it before the K-th launch)
+ *                                   updated to it before the K-th launch;
+ *                                   with --reset, the device's primary
+ *                                   context reset after the launches,
+ *                                   before the executable graph is
+ *                                   destroyed)
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -433,7 +437,10 @@ static int run_graph(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
             nanosleep(&(struct timespec){.tv_sec = o->pace_ms / 1000, .tv_nsec = o->pace_ms % 1000 * 1000000L},
                       NULL);
     }
-    check("cuCtxSynchronize", cu.ctxSynchronize());
+    if (o->reset)
+        check("cuDevicePrimaryCtxReset", cu.primaryCtxReset(0));
+    else
+        check("cuCtxSynchronize", cu.ctxSynchronize());
     check("cuGraphExecDestroy", cu.graphExecDestroy(e));
     if (o->app_update)
         check("cuGraphDestroy", cu.graphDestroy(g));
