@@ -468,18 +468,52 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
  * planned launch's path, at every launch of a framework's steady state.
  * Only what the geometry alone decides is remembered (no signature values
  * or constraints read from the arguments), and only a settled outcome: a
- * choice, or a signature done. */
-#define VERDICTS 256
+ * choice, or a signature done.  Four slots a set, since a framework cycles
+ * through a hundred geometries or more an iteration (resnet18's training
+ * step: about 140 signatures across its kernels), and in one slot a set
+ * any two that share it would take turns missing at every launch. */
+#define VERDICT_SETS 128
+#define VERDICT_WAYS 4
 static _Thread_local struct verdict {
     const struct gt_plan *p;
     unsigned version;
     struct gt_geom g;
     struct gt_choice *ch;
-} verdicts[VERDICTS];
+} verdicts[VERDICT_SETS][VERDICT_WAYS];
+static _Thread_local unsigned verdict_victim;
 
-static struct verdict *verdict_slot(const struct gt_plan *p, const struct gt_call *c)
+static struct verdict *verdict_set(const struct gt_plan *p, const struct gt_call *c)
 {
-    return &verdicts[(gt_reg_geom_fingerprint(&c->g) ^ (uintptr_t)p >> 6) % VERDICTS];
+    return verdicts[(gt_reg_geom_fingerprint(&c->g) ^ (uintptr_t)p >> 6) % VERDICT_SETS];
+}
+
+static int verdict_of(const struct verdict *v, const struct gt_plan *p, const struct gt_call *c)
+{
+    return v->p == p && !memcmp(&v->g, &c->g, sizeof v->g);
+}
+
+/* The slot remembering launch c's choice under the plan's current version,
+ * or NULL. */
+static struct verdict *verdict_find(struct verdict *set, const struct gt_plan *p, const struct gt_call *c)
+{
+    unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
+    for (int i = 0; i < VERDICT_WAYS; i++)
+        if (verdict_of(&set[i], p, c) && set[i].version == version)
+            return &set[i];
+    return NULL;
+}
+
+/* Where launch c's choice goes: its own slot of an older version, a free
+ * one, or one taken in turn. */
+static struct verdict *verdict_room(struct verdict *set, const struct gt_plan *p, const struct gt_call *c)
+{
+    for (int i = 0; i < VERDICT_WAYS; i++)
+        if (verdict_of(&set[i], p, c))
+            return &set[i];
+    for (int i = 0; i < VERDICT_WAYS; i++)
+        if (!set[i].p)
+            return &set[i];
+    return &set[verdict_victim++ % VERDICT_WAYS];
 }
 
 static int by_geometry(const struct gt_plan *p)
@@ -487,10 +521,10 @@ static int by_geometry(const struct gt_plan *p)
     return (!p->sec || !p->sec->nsignature) && !p->checks_launch;
 }
 
-/* The choice for launch c, under the plan's lock, remembered in slot when
- * it may be; *tune: it starts a tuning turn instead.  Returns -1 when the
+/* The choice for launch c, under the plan's lock, remembered in its set
+ * when it may be; *tune: it starts a tuning turn instead.  Returns -1 when the
  * signature cannot be made. */
-static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *slot, uint64_t *sig,
+static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *set, uint64_t *sig,
                        char *signature, struct gt_choice **out, int *tune)
 {
     unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
@@ -512,7 +546,7 @@ static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdic
     pthread_mutex_unlock(&p->lock);
     *out = ch;
     if (!*tune && (ch || done) && by_geometry(p))
-        *slot = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
+        *verdict_room(set, p, c) = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
     return 0;
 }
 
@@ -542,13 +576,12 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     char signature[GT_PLAN_SIGNATURE_MAX];
     signature[0] = '\0';
     struct gt_choice *ch;
-    struct verdict *v = verdict_slot(p, c);
-    if (v->p == p && v->version == atomic_load_explicit(&p->version, memory_order_acquire) &&
-        !memcmp(&v->g, &c->g, sizeof v->g)) {
+    struct verdict *set = verdict_set(p, c), *v = verdict_find(set, p, c);
+    if (v) {
         ch = v->ch;
     } else {
         int tune;
-        if (find_choice(p, c, v, &sig, signature, &ch, &tune) != 0)
+        if (find_choice(p, c, set, &sig, signature, &ch, &tune) != 0)
             return 0;
         if (tune)
             return tune_turn(p, hd, c, sig, signature, r);

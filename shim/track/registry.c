@@ -405,19 +405,6 @@ void gt_reg_learn_params(struct gt_handle *hd)
     pthread_mutex_unlock(&k->lock);
 }
 
-/* Tells launches' geometries apart at every launch, so it is a few
- * multiplies, not a hash of the bytes (a collision, at odds of about 2^-64,
- * only leaves a geometry out of the report's count). */
-uint64_t gt_reg_geom_fingerprint(const struct gt_geom *g)
-{
-    const uint64_t m = 0x9e3779b97f4a7c15ULL;
-    uint64_t f = ((uint64_t)g->grid[0] << 32 | g->grid[1]) * m;
-    f = (f ^ ((uint64_t)g->grid[2] << 32 | g->block[0])) * m;
-    f = (f ^ ((uint64_t)g->block[1] << 32 | g->block[2])) * m;
-    f = (f ^ g->smem) * m;
-    return f ? f ^ (f >> 29) : 1;
-}
-
 static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t f)
 {
     pthread_mutex_lock(&k->lock);
@@ -436,8 +423,22 @@ static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t
         if (k->ngeoms < k->capgeoms)
             k->geoms[k->ngeoms++] = *g;
     }
-    atomic_store_explicit(&k->seen_geoms[f % GT_SEEN_GEOMS], f, memory_order_relaxed);
+    _Atomic uint64_t *a = &k->seen_geoms[f % GT_SEEN_GEOMS], *b = &k->seen_geoms[(f >> 32) % GT_SEEN_GEOMS];
+    _Atomic uint64_t *to = !atomic_load_explicit(a, memory_order_relaxed)   ? a
+                           : !atomic_load_explicit(b, memory_order_relaxed) ? b
+                           : f >> 16 & 1                                    ? a
+                                                                            : b;
+    atomic_store_explicit(to, f, memory_order_relaxed);
     pthread_mutex_unlock(&k->lock);
+}
+
+/* Whether the geometry of fingerprint f is recorded, known without the
+ * kernel's lock: in one of two slots, so that a kernel's few dozen
+ * geometries rarely push one another out. */
+static int geometry_seen(struct gt_kernel *k, uint64_t f)
+{
+    return atomic_load_explicit(&k->seen_geoms[f % GT_SEEN_GEOMS], memory_order_relaxed) == f ||
+           atomic_load_explicit(&k->seen_geoms[(f >> 32) % GT_SEEN_GEOMS], memory_order_relaxed) == f;
 }
 
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags)
@@ -453,7 +454,7 @@ void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_e
     if (atomic_load_explicit(&k->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
     uint64_t f = gt_reg_geom_fingerprint(g);
-    if (atomic_load_explicit(&k->seen_geoms[f % GT_SEEN_GEOMS], memory_order_relaxed) != f)
+    if (!geometry_seen(k, f))
         note_geometry(k, g, f);
 }
 

@@ -26,6 +26,27 @@ struct gt_geom {
     unsigned grid[3], block[3], smem;
 };
 
+/* Tells launches' geometries apart at every launch, so it is a few
+ * multiplies, not a hash of the bytes (a collision, at odds of about 2^-64,
+ * only leaves a geometry out of the report's count).  The per-launch caches
+ * index their slots by its low bits, so every input bit must reach them:
+ * the words are folded in, then the whole is mixed (SplitMix64's finalizer).
+ * Without that last mix, the grid's x reached the low bits through two of
+ * its bits only, and a framework's geometries, which differ mostly there,
+ * fell into a handful of slots and took the slow path at most launches. */
+static inline uint64_t gt_reg_geom_fingerprint(const struct gt_geom *g)
+{
+    const uint64_t m = 0x9e3779b97f4a7c15ULL;
+    uint64_t f = ((uint64_t)g->grid[0] << 32 | g->grid[1]) * m;
+    f = (f ^ ((uint64_t)g->grid[2] << 32 | g->block[0])) * m;
+    f = (f ^ ((uint64_t)g->block[1] << 32 | g->block[2])) * m;
+    f ^= g->smem;
+    f = (f ^ (f >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    f = (f ^ (f >> 27)) * 0x94d049bb133111ebULL;
+    f ^= f >> 31;
+    return f ? f : 1;
+}
+
 /* Something the application set on a function or kernel, to be set again on
  * any variant that replaces it. */
 #define GT_SET_CACHE_CONFIG (-1) /* cuFuncSetCacheConfig / cuKernelSetCacheConfig */
@@ -48,7 +69,7 @@ struct gt_kernel {
     atomic_ulong nodes;      /* graph kernel nodes given a variant (launch/apply.c: gt_apply_node) */
     atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
     struct gt_plan *plan;
-    _Atomic uint64_t seen_geoms[GT_SEEN_GEOMS]; /* fingerprints of geometries recorded, by f % GT_SEEN_GEOMS */
+    _Atomic uint64_t seen_geoms[GT_SEEN_GEOMS]; /* fingerprints of geometries recorded, at (f or f >> 32) % GT_SEEN_GEOMS */
     atomic_int nparams;      /* -1 until the first launch asks the driver */
     pthread_mutex_t lock;    /* guards geoms and params */
     struct gt_geom *geoms;
@@ -103,7 +124,6 @@ struct gt_handle *gt_reg_node_function(void *f);
 
 void gt_reg_learn_params(struct gt_handle *hd);
 /* A geometry as 64 bits, never 0 (registry.c). */
-uint64_t gt_reg_geom_fingerprint(const struct gt_geom *g);
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags);
 void gt_reg_note_setting(void *h, int attr, int value, int device);
 const char *gt_reg_entry_name(enum gt_entry e);

@@ -39,6 +39,11 @@
  *                                   context reset after the launches,
  *                                   before the executable graph is
  *                                   destroyed)
+ *   minirt --spread G N             launch saxpy at grids 1..G in turn, N
+ *                                   rounds, and print the nanoseconds a
+ *                                   launch took (the launch path of a
+ *                                   framework's steady state, whose
+ *                                   kernels come in many geometries)
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -357,6 +362,22 @@ static void say_suspended(int every, int n)
         printf("minirt: %d launches suspended\n", n);
 }
 
+/* --spread: saxpy at grids 1..g in turn, n rounds, timed. */
+static int run_spread(int g, int n)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n; i++)
+        for (int k = 1; k <= g; k++)
+            launch(saxpy, (unsigned)k, 128);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / ((double)g * n);
+    check("cuCtxSynchronize", cu.ctxSynchronize());
+    printf("minirt: %d launches, %.1f ns a launch\n", g * n, ns);
+    printf("minirt: done\n");
+    return 0;
+}
+
 /* --copies and what goes with it. */
 struct copies {
     int n, pace_ms, suspend_every, reset, release, after, two_contexts, two_nodes, eager, two_streams, app_update;
@@ -485,7 +506,7 @@ int main(int argc, char **argv)
     int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0;
     struct copies cp = {0};
     const char *cubin = NULL;
-    int by_path = 0;
+    int by_path = 0, spread_g = 0, spread_n = 0;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
@@ -500,6 +521,10 @@ int main(int argc, char **argv)
             graph_only = 1;
         if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
             cp.n = atoi(argv[++i]);
+        if (strcmp(argv[i], "--spread") == 0 && i + 2 < argc) {
+            spread_g = atoi(argv[++i]);
+            spread_n = atoi(argv[++i]);
+        }
         if (strcmp(argv[i], "--reset") == 0)
             cp.reset = 1;
         if (strcmp(argv[i], "--release") == 0)
@@ -624,6 +649,8 @@ int main(int argc, char **argv)
         return run_cubin(cubin, by_path, buf[1], buf[2]);
     if (graph_only)
         return run_graph(&cp, buf[1], buf[2]);
+    if (spread_g > 0 && spread_n > 0)
+        return run_spread(spread_g, spread_n);
     if (cp.n)
         return run_copies(&cp, buf[1], buf[2]);
     if (mix) {
