@@ -183,8 +183,8 @@ is "$(grep -c "kernel copy: launch grid=\(8\|16\),1,1 .* tuned online over 37 la
     "$TMP/gonlmarks.log")" 2 "online mode, a graph of two nodes: each node's candidates timed alone, each node's found"
 rm -rf "$TMP/graph27"
 FAKECUDA_FAIL=$NOSYNC,cuGraphAddEventRecordNode graph online 27 gonlnomarks --copies 200 --pace 2 --two-nodes >/dev/null
-check "  where a node cannot be marked, its turns time the whole replay, said at debug" sh -c \
-    "grep -q 'cannot be timed alone; its online turns time the whole replay' '$TMP/gonlnomarks.log' &&
+check "  where a node cannot be marked, its turns time the whole replay, said at debug with the kernel and why" sh -c \
+    "grep -q 'kernel copy: its node in a graph cannot be timed alone (cuGraphAddEventRecordNode: [A-Z_]*.*); its online turns time the whole replay' '$TMP/gonlnomarks.log' &&
      grep -q 'kernel copy: launch grid=8,1,1 .* tuned online over 13 launches: the original' '$TMP/gonlnomarks.log' &&
      ! grep -q ' warn: \| error: ' '$TMP/gonlnomarks.log'"
 # The device's primary context reset while the nodes take turns, or after

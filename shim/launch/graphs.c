@@ -594,35 +594,67 @@ static void unmark(struct gt_graph *x)
  * each turn's events take (replay): a candidate's time is the node's, not
  * the whole replay's, in which a node's 0.1-0.3 us differences drown (a
  * PyTorch graph's replay takes about 100 us, bench/results/frameworks.md).
- * Returns 0, or -1 where the node cannot be marked: an edge with data (a
- * programmatic launch's), or the driver failing. */
-static int marks_add(struct gt_graph *x)
+ * Returns NULL, or why the node cannot be marked in why: an edge with data
+ * (a programmatic launch's, whose node overlaps the one before: it has no
+ * time of its own), or the driver failing. */
+static const char *driver_failed(const char *call, CUresult r, char *why, size_t len)
+{
+    if (r == CUDA_SUCCESS)
+        return NULL;
+    snprintf(why, len, "%s: %s", call, gt_cu_error(r));
+    return why;
+}
+
+static const char *marks_add(struct gt_graph *x, char *why, size_t len)
 {
     CUgraphNode node = x->nodes[x->at], deps[MARK_DEPS];
     CUgraphEdgeData edges[MARK_DEPS];
     size_t n = 0;
-    if ((!x->idle && gt.drv.cuEventCreate(&x->idle, CU_EVENT_DEFAULT) != CUDA_SUCCESS) ||
-        gt.drv.cuGraphNodeGetDependencies_v2(node, NULL, NULL, &n) != CUDA_SUCCESS || n > MARK_DEPS ||
-        gt.drv.cuGraphNodeGetDependencies_v2(node, deps, edges, &n) != CUDA_SUCCESS)
-        return -1;
+    const char *e;
+    if ((!x->idle && (e = driver_failed("cuEventCreate", gt.drv.cuEventCreate(&x->idle, CU_EVENT_DEFAULT), why, len))) ||
+        (e = driver_failed("cuGraphNodeGetDependencies", gt.drv.cuGraphNodeGetDependencies_v2(node, NULL, NULL, &n),
+                           why, len)))
+        return e;
+    if (n > MARK_DEPS) {
+        snprintf(why, len, "%zu nodes before it, more than %d", n, MARK_DEPS);
+        return why;
+    }
+    if ((e = driver_failed("cuGraphNodeGetDependencies", gt.drv.cuGraphNodeGetDependencies_v2(node, deps, edges, &n),
+                           why, len)))
+        return e;
     for (size_t i = 0; i < n; i++)
-        if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port)
-            return -1;
-    return gt.drv.cuGraphAddEventRecordNode(&x->marks[0], x->trial, deps, n, x->idle) == CUDA_SUCCESS &&
-                   gt.drv.cuGraphAddDependencies_v2(x->trial, &x->marks[0], &node, NULL, 1) == CUDA_SUCCESS &&
-                   gt.drv.cuGraphAddEventRecordNode(&x->marks[1], x->trial, &node, 1, x->idle) == CUDA_SUCCESS
-               ? 0
-               : -1;
+        if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port) {
+            snprintf(why, len, "an edge into it carries data (type %u), as a programmatic launch's does",
+                     (unsigned)edges[i].type);
+            return why;
+        }
+    if ((e = driver_failed("cuGraphAddEventRecordNode",
+                           gt.drv.cuGraphAddEventRecordNode(&x->marks[0], x->trial, deps, n, x->idle), why, len)) ||
+        (e = driver_failed("cuGraphAddDependencies",
+                           gt.drv.cuGraphAddDependencies_v2(x->trial, &x->marks[0], &node, NULL, 1), why, len)))
+        return e;
+    return driver_failed("cuGraphAddEventRecordNode",
+                         gt.drv.cuGraphAddEventRecordNode(&x->marks[1], x->trial, &node, 1, x->idle), why, len);
+}
+
+/* The kernel node `at` holds, as messages name it. */
+static const char *node_kernel(const struct gt_graph *x)
+{
+    const CUDA_KERNEL_NODE_PARAMS *q = &x->base[x->at];
+    struct gt_handle *hd = gt_reg_lookup(q->kern ? (void *)q->kern : (void *)q->func);
+    return hd ? hd->kernel->name : "(unknown)";
 }
 
 /* The marks moved to node `at`, once for each node, before its first turn;
  * a node that cannot be marked has every turn time the whole replay. */
 static void mark(struct gt_graph *x)
 {
+    char why[160];
     unmark(x);
     x->marked = x->at + 1;
-    if (marks_add(x) != 0) {
-        gt_debug("a graph's kernel node cannot be timed alone; its online turns time the whole replay");
+    if (marks_add(x, why, sizeof why)) {
+        gt_debug("kernel %s: its node in a graph cannot be timed alone (%s); its online turns time the whole replay",
+                 node_kernel(x), why);
         unmark(x);
     }
 }
