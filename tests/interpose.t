@@ -19,6 +19,9 @@ shimmed=$(run_minirt "$TMP/run.log" --threads 4)
 is "$shimmed" "$plain" "the application's output is unchanged"
 is "$(table_field "$TMP/run.log" 1 "saxpy(")" 4120 "saxpy launches counted across 4 threads"
 is "$(table_field "$TMP/run.log" 2 "saxpy(")" 4 "saxpy's distinct geometries"
+run_minirt "$TMP/spread.log" --spread 300 3 >/dev/null
+is "$(table_field "$TMP/spread.log" 1 "saxpy(")" 900 "saxpy at 300 geometries in turn, three rounds: every launch counted"
+is "$(table_field "$TMP/spread.log" 2 "saxpy(")" 300 "  and each geometry once, however many the kernel has"
 is "$(table_field "$TMP/run.log" 1 "scale")" 10 "scale: plain, cooperative and captured launches"
 is "$(table_field "$TMP/run.log" 2 "scale")" 1 "scale's one geometry"
 is "$(table_field "$TMP/run.log" 1 "void fill<float>(")" 6 "template kernel, through CUfunction and cuLaunchKernelEx"

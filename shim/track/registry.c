@@ -292,6 +292,7 @@ static struct gt_kernel *kernel_for(struct gt_image *img, const char *name)
     k->image = img;
     atomic_init(&k->nparams, -1);
     pthread_mutex_init(&k->lock, NULL);
+    gt_map_init(&k->geomset);
     k->same_key = head;
     if (gt_map_put(&gt.track.reg.by_key, key, k) != 0) {
         free(k->name);
@@ -405,13 +406,13 @@ void gt_reg_learn_params(struct gt_handle *hd)
     pthread_mutex_unlock(&k->lock);
 }
 
+/* Geometry g, of fingerprint f, added to the kernel's list unless another
+ * thread did first; not at all where memory runs out (the report's count
+ * then misses it, and a later launch tries again). */
 static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t f)
 {
     pthread_mutex_lock(&k->lock);
-    size_t i = 0;
-    while (i < k->ngeoms && memcmp(&k->geoms[i], g, sizeof *g) != 0)
-        i++;
-    if (i == k->ngeoms) {
+    if (!gt_map_get(&k->geomset, f)) {
         if (k->ngeoms == k->capgeoms) {
             size_t cap = k->capgeoms ? k->capgeoms * 2 : 4;
             struct gt_geom *q = gt_realloc(k->geoms, cap * sizeof *q);
@@ -420,25 +421,10 @@ static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t
                 k->capgeoms = cap;
             }
         }
-        if (k->ngeoms < k->capgeoms)
+        if (k->ngeoms < k->capgeoms && gt_map_put(&k->geomset, f, k) == 0)
             k->geoms[k->ngeoms++] = *g;
     }
-    _Atomic uint64_t *a = &k->seen_geoms[f % GT_SEEN_GEOMS], *b = &k->seen_geoms[(f >> 32) % GT_SEEN_GEOMS];
-    _Atomic uint64_t *to = !atomic_load_explicit(a, memory_order_relaxed)   ? a
-                           : !atomic_load_explicit(b, memory_order_relaxed) ? b
-                           : f >> 16 & 1                                    ? a
-                                                                            : b;
-    atomic_store_explicit(to, f, memory_order_relaxed);
     pthread_mutex_unlock(&k->lock);
-}
-
-/* Whether the geometry of fingerprint f is recorded, known without the
- * kernel's lock: in one of two slots, so that a kernel's few dozen
- * geometries rarely push one another out. */
-static int geometry_seen(struct gt_kernel *k, uint64_t f)
-{
-    return atomic_load_explicit(&k->seen_geoms[f % GT_SEEN_GEOMS], memory_order_relaxed) == f ||
-           atomic_load_explicit(&k->seen_geoms[(f >> 32) % GT_SEEN_GEOMS], memory_order_relaxed) == f;
 }
 
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags)
@@ -454,7 +440,7 @@ void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_e
     if (atomic_load_explicit(&k->nparams, memory_order_relaxed) < 0)
         gt_reg_learn_params(hd);
     uint64_t f = gt_reg_geom_fingerprint(g);
-    if (!geometry_seen(k, f))
+    if (!gt_map_get(&k->geomset, f))
         note_geometry(k, g, f);
 }
 

@@ -2,8 +2,6 @@
 #ifndef GT_REGISTRY_H
 #define GT_REGISTRY_H
 
-#define GT_SEEN_GEOMS 32 /* a kernel's geometries known without its lock, a few dozen at once */
-
 #include "image.h"
 #include "map.h"
 #include "recipe.h"
@@ -33,7 +31,8 @@ struct gt_geom {
  * the words are folded in, then the whole is mixed (SplitMix64's finalizer).
  * Without that last mix, the grid's x reached the low bits through two of
  * its bits only, and a framework's geometries, which differ mostly there,
- * fell into a handful of slots and took the slow path at most launches. */
+ * fell into a handful of slots and took the slow path at most launches.
+ * Never 0 or all ones, the keys a gt_map reserves. */
 static inline uint64_t gt_reg_geom_fingerprint(const struct gt_geom *g)
 {
     const uint64_t m = 0x9e3779b97f4a7c15ULL;
@@ -44,7 +43,7 @@ static inline uint64_t gt_reg_geom_fingerprint(const struct gt_geom *g)
     f = (f ^ (f >> 30)) * 0xbf58476d1ce4e5b9ULL;
     f = (f ^ (f >> 27)) * 0x94d049bb133111ebULL;
     f ^= f >> 31;
-    return f ? f : 1;
+    return f == 0 || f == UINT64_MAX ? 1 : f;
 }
 
 /* Something the application set on a function or kernel, to be set again on
@@ -69,7 +68,7 @@ struct gt_kernel {
     atomic_ulong nodes;      /* graph kernel nodes given a variant (launch/apply.c: gt_apply_node) */
     atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
     struct gt_plan *plan;
-    _Atomic uint64_t seen_geoms[GT_SEEN_GEOMS]; /* fingerprints of geometries recorded, at (f or f >> 32) % GT_SEEN_GEOMS */
+    struct gt_map geomset;   /* the fingerprints of geoms, read at every launch without the lock */
     atomic_int nparams;      /* -1 until the first launch asks the driver */
     pthread_mutex_t lock;    /* guards geoms and params */
     struct gt_geom *geoms;
