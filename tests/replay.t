@@ -178,5 +178,15 @@ t4err bad_T4.json "$T1" "replay: bad_T4.json: malformed JSON: line 10, column 5:
 sed '11d' "$T4" >noc_T4.json
 t4err noc_T4.json "$T1" "replay: noc_T4.json:7: the configuration has no value for parameter C" \
     "T4: an entry without a parameter is named, with its line"
+# The 98%-in-64 column is what a session of the default budget gets, not
+# the first 64 trials of a longer one: anneal cools over its budget, and on
+# gemm's landscape the first 64 trials of 1000 reached 98% in 1 run of 10,
+# a session of 64 trials in 5.
+L="$GT_SRC/bench/landscapes"
+for t in 64 1000; do
+    "$R" --runs 10 --max-trials $t --strategies anneal "$GT_SRC/examples/suite/gemm.ini" gemm "$L/gemm.csv" >"budget$t" 2>&1
+done
+share98() { awk '$1 == "anneal" && NF > 12 { print $(NF - 5) }' "$1"; }
+is "$(share98 budget1000)" "$(share98 budget64)" "the share at 98% within 64 trials is a 64-trial session's, whatever --max-trials"
 
 done_testing
