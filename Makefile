@@ -311,7 +311,7 @@ bench: all
 # the own landscapes and the two public ones of bench/landscapes/public (Kernel
 # Tuner's benchmark hub), 100 runs each, at most 1000 trials a run, with the
 # candidate parameters of REPLAY_CANDIDATES beside each strategy's defaults,
-# then the leave-one-out choices among them all: about 19 minutes on 2 cores.
+# then the leave-one-out choices among them all: about 16 minutes on 2 cores.
 PUBLIC_LANDSCAPES ?= bench/landscapes/public
 REPLAY_CANDIDATES ?= pareto-guided:seeds=4 pareto-guided:seeds=8 pareto-guided:local=2 pareto-guided:kappa=1 \
                      pareto-guided:step=8 pareto-guided:initial=16,step=8,top=4,seeds=4 pareto-guided:top=4 \
