@@ -192,8 +192,11 @@ check "  where a node cannot be marked, its turns time the whole replay, said at
 # object may go after a reset): nothing of the shim's touches the events
 # the reset took.
 rm -rf "$TMP/graph28" "$TMP/graph29"
-FAKECUDA_FAIL=$NOSYNC graph online 28 gonlreset --copies 60 --pace 1 --reset >/dev/null 2>"$TMP/gonlreset.err"
+FAKECUDA_FAIL=$NOSYNC graph online 28 gonlreset --copies 200 --pace 1 --reset >/dev/null 2>"$TMP/gonlreset.err"
 is "$(cat "$TMP/gonlreset.err")" "" "  a reset after the marked turns: no event of the shim's is used after it"
+check "  (the turns and the judging were over before it)" grep -q \
+    "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us .*; kept" \
+    "$TMP/gonlreset.log"
 FAKECUDA_FAIL=$NOSYNC graph online 29 gonlreset2 --copies 20 --pace 1 --reset >/dev/null 2>"$TMP/gonlreset2.err"
 is "$(cat "$TMP/gonlreset2.err")" "" "  a reset while the nodes take turns (or wait for their builds): none either"
 printf '[kernel "copy"]\ncache = default, l1\n' >"$TMP/copyl1.ini"

@@ -160,15 +160,20 @@ static void unorder(struct gt_graph *x)
     x->after = NULL;
 }
 
+static void drop_idle(struct gt_graph *x)
+{
+    if (x->idle)
+        gt.drv.cuEventDestroy_v2(x->idle);
+    x->idle = NULL;
+}
+
 /* The shim's executable graphs and events go: at the end, or before their
  * context does. */
 static void let_go(struct gt_graph *x)
 {
     forget_all(x);
     unorder(x);
-    if (x->idle)
-        gt.drv.cuEventDestroy_v2(x->idle);
-    x->idle = NULL;
+    drop_idle(x);
 }
 
 static void graph_free(struct gt_graph *x)
@@ -659,6 +664,19 @@ static void mark(struct gt_graph *x)
     }
 }
 
+/* Online turns are over (every node decided, or the application changed
+ * its executable graph): the trial clone goes, with its marks and their
+ * idle event, so that nothing of the shim's outlives the turns but what a
+ * context's end lets go (gt_graphs_detach). */
+static void end_trial(struct gt_graph *x)
+{
+    unmark(x);
+    if (x->trial)
+        gt.drv.cuGraphDestroy(x->trial);
+    x->trial = NULL;
+    drop_idle(x);
+}
+
 /* The marks record start and end at the next replay (idle, NULL: between
  * turns). */
 static int marks_record(struct gt_graph *x, CUevent start, CUevent end)
@@ -758,9 +776,7 @@ static CUresult online_turn(struct gt_graph *x, CUstream s, int per_thread)
         if (st >= 0)
             return st ? r : launch(x, s, per_thread);
     }
-    unmark(x);
-    gt.drv.cuGraphDestroy(x->trial);
-    x->trial = NULL;
+    end_trial(x);
     x->showing = -1;
     x->step = to_check(x, s, per_thread);
     return x->step == CHECKING ? checked(x, s, per_thread) : launch(x, s, per_thread);
@@ -774,6 +790,7 @@ static void given_up(struct gt_graph *x)
     gt_info("a graph's executable graph was changed by the application while its kernels were %s; they run as "
             "it has them", x->step == CHECKING ? "judged on its replays" : "tuned");
     x->showing = BUILT;
+    end_trial(x);
     forget_all(x);
     x->step = DONE;
 }
