@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 LP="$GT_SRC/bench/launch_path"
+export GT_PRELOAD
 out=$(GT_BUILD="$GT_BUILD" "$LP" 8 20 2>&1)
 is "$?" 0 "exit 0"
 check "the header names the geometries, the rounds and the log level" sh -c \
