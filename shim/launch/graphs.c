@@ -153,18 +153,11 @@ static void forget_all(struct gt_graph *x)
         forget(x, i);
 }
 
-static void unorder(struct gt_graph *x)
+static void drop_event(CUevent *e)
 {
-    if (x->after)
-        gt.drv.cuEventDestroy_v2(x->after);
-    x->after = NULL;
-}
-
-static void drop_idle(struct gt_graph *x)
-{
-    if (x->idle)
-        gt.drv.cuEventDestroy_v2(x->idle);
-    x->idle = NULL;
+    if (*e)
+        gt.drv.cuEventDestroy_v2(*e);
+    *e = NULL;
 }
 
 /* The shim's executable graphs and events go: at the end, or before their
@@ -172,8 +165,8 @@ static void drop_idle(struct gt_graph *x)
 static void let_go(struct gt_graph *x)
 {
     forget_all(x);
-    unorder(x);
-    drop_idle(x);
+    drop_event(&x->after);
+    drop_event(&x->idle);
 }
 
 static void graph_free(struct gt_graph *x)
@@ -415,13 +408,13 @@ static CUresult launch(struct gt_graph *x, CUstream s, int per_thread)
         (per_thread ? gt.drv.cuStreamWaitEvent_ptsz : gt.drv.cuStreamWaitEvent)(s, x->after, 0);
     CUresult r = gt_graphs_replay(e, s, per_thread);
     if (x->step == DONE) {
-        unorder(x); /* the application's from now on, which the driver orders itself */
+        drop_event(&x->after); /* the application's from now on, which the driver orders itself */
         return r;
     }
     if (!x->after && gt.drv.cuEventCreate(&x->after, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
         x->after = NULL;
     if (x->after && gt_event_record(x->after, s, per_thread) != CUDA_SUCCESS)
-        unorder(x);
+        drop_event(&x->after);
     x->last = s;
     x->last_per_thread = per_thread;
     return r;
@@ -594,14 +587,7 @@ static void unmark(struct gt_graph *x)
 
 #define MARK_DEPS 64
 
-/* Node `at` of the trial clone between two event-record nodes, the first
- * after the node's dependencies and before it, the second after it, which
- * each turn's events take (replay): a candidate's time is the node's, not
- * the whole replay's, in which a node's 0.1-0.3 us differences drown (a
- * PyTorch graph's replay takes about 100 us, bench/results/frameworks.md).
- * Returns NULL, or why the node cannot be marked in why: an edge with data
- * (a programmatic launch's, whose node overlaps the one before: it has no
- * time of its own), or the driver failing. */
+/* NULL where r is success, else why: the call and its error. */
 static const char *driver_failed(const char *call, CUresult r, char *why, size_t len)
 {
     if (r == CUDA_SUCCESS)
@@ -610,6 +596,14 @@ static const char *driver_failed(const char *call, CUresult r, char *why, size_t
     return why;
 }
 
+/* Node `at` of the trial clone between two event-record nodes, the first
+ * after the node's dependencies and before it, the second after it, which
+ * each turn's events take (replay): a candidate's time is the node's, not
+ * the whole replay's, in which a node's 0.1-0.3 us differences drown (a
+ * PyTorch graph's replay takes about 100 us, bench/results/frameworks.md).
+ * Returns NULL, or why the node cannot be marked in why: an edge with data
+ * (a programmatic launch's, whose node overlaps the one before: it has no
+ * time of its own), or the driver failing. */
 static const char *marks_add(struct gt_graph *x, char *why, size_t len)
 {
     CUgraphNode node = x->nodes[x->at], deps[MARK_DEPS];
@@ -674,7 +668,7 @@ static void end_trial(struct gt_graph *x)
     if (x->trial)
         gt.drv.cuGraphDestroy(x->trial);
     x->trial = NULL;
-    drop_idle(x);
+    drop_event(&x->idle);
 }
 
 /* The marks record start and end at the next replay (idle, NULL: between

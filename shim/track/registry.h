@@ -122,7 +122,6 @@ struct gt_handle *gt_reg_node_function(void *f);
 #define GT_LAUNCH_APPLIED 4u     /* a variant ran in its place */
 
 void gt_reg_learn_params(struct gt_handle *hd);
-/* A geometry as 64 bits, never 0 (registry.c). */
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags);
 void gt_reg_note_setting(void *h, int attr, int value, int device);
 const char *gt_reg_entry_name(enum gt_entry e);
