@@ -618,8 +618,10 @@ static const char *marks_add(struct gt_graph *x, char *why, size_t len)
         snprintf(why, len, "%zu nodes before it, more than %d", n, MARK_DEPS);
         return why;
     }
-    if ((e = driver_failed("cuGraphNodeGetDependencies", gt.drv.cuGraphNodeGetDependencies_v2(node, deps, edges, &n),
-                           why, len)))
+    /* A first node has none to read, and the driver refuses arrays with a
+     * count of 0 (driver 580: CUDA_ERROR_INVALID_VALUE). */
+    if (n && (e = driver_failed("cuGraphNodeGetDependencies",
+                                gt.drv.cuGraphNodeGetDependencies_v2(node, deps, edges, &n), why, len)))
         return e;
     for (size_t i = 0; i < n; i++)
         if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port) {

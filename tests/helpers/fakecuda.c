@@ -1275,6 +1275,8 @@ CUresult cuGraphNodeGetDependencies_v2(CUgraphNode h, CUgraphNode *deps, CUgraph
     if (!h || mark_of(h))
         return CUDA_ERROR_INVALID_VALUE;
     size_t have = node > node->owner->node ? 1 : 0;
+    if (deps && !*n) /* as driver 580 answers */
+        return CUDA_ERROR_INVALID_VALUE;
     if (deps && *n >= have && have) {
         deps[0] = (CUgraphNode)(node - 1);
         if (edges)
