@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/launch_path on the stand-in driver: it runs each mode, prints a row
 # per mode with its median and its excess over off, names the log level it
-# ran at, and says what is missing when the build is.  Its figures are
+# ran at and the memory written between launches, and says what is missing
+# when the build is.  Its figures are
 # timings, so nothing here asserts their size.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +11,7 @@ export GT_PRELOAD
 out=$(GT_BUILD="$GT_BUILD" "$LP" 8 20 2>&1)
 is "$?" 0 "exit 0"
 check "the header names the geometries, the rounds and the log level" sh -c \
-    'printf "%s\n" "$1" | head -1 | grep -q "one kernel at 8 geometries in turn, 20 rounds a run, 7 runs a mode, log level warn"' - "$out"
+    'printf "%s\n" "$1" | head -1 | grep -q "one kernel at 8 geometries in turn, 20 rounds a run, 7 runs a mode, log level warn, 0 KB written between launches"' - "$out"
 for m in off run tune online; do
     check "a row for $m: its median, its excess over off and its seven runs" sh -c \
         'printf "%s\n" "$2" | grep -Eq "^$1 +[0-9.]+ +[+-][0-9.]+ +([0-9.]+ ){7}\$"' - "$m" "$out"
@@ -18,6 +19,10 @@ done
 check "off's excess over itself is nothing" sh -c 'printf "%s\n" "$1" | grep -Eq "^off +[0-9.]+ +\+0\.0 "' - "$out"
 info=$(GPUTUNE_LOG=info GT_BUILD="$GT_BUILD" "$LP" 4 5 2>&1 | head -1)
 check "GPUTUNE_LOG sets the level it runs at" sh -c 'printf "%s\n" "$1" | grep -q "log level info"' - "$info"
+thrash=$(GT_BUILD="$GT_BUILD" "$LP" 4 5 64 2>&1)
+is "$?" 0 "THRASH_KB: exit 0"
+check "THRASH_KB: the header says how much is written between launches, a row per mode" sh -c \
+    'printf "%s\n" "$1" | head -1 | grep -q ", 64 KB written between launches" && [ "$(printf "%s\n" "$1" | grep -Ec "^(off|run|tune|online) ")" = 4 ]' - "$thrash"
 err=$(GT_BUILD="$TMP/nobuild" "$LP" 2>&1)
 is "$?/$err" "2/launch_path: no build directory; run make" "without a build: exit 2 and what to do"
 

@@ -44,6 +44,10 @@
  *                                   launch took (the launch path of a
  *                                   framework's steady state, whose
  *                                   kernels come in many geometries)
+ *   minirt --spread G N --thrash KB the same, KB kilobytes of memory written
+ *                                   between launches, as a framework's own
+ *                                   work between its launches evicts the
+ *                                   shim's data from the CPU's caches
  *   minirt --copies N               launch copy(n, a, x, y) at grid 8 N times,
  *                                   x holding 1, 2, 3, ...
  *   minirt --copies N --pace MS     the same, MS milliseconds apart, as an
@@ -362,14 +366,26 @@ static void say_suspended(int every, int n)
         printf("minirt: %d launches suspended\n", n);
 }
 
+/* One byte of each cache line of kb kilobytes written. */
+static void thrash(int kb)
+{
+    static volatile unsigned char *mem;
+    if (kb <= 0 || (!mem && !(mem = calloc((size_t)kb, 1024))))
+        return;
+    for (size_t i = 0; i < (size_t)kb * 1024; i += 64)
+        mem[i]++;
+}
+
 /* --spread: saxpy at grids 1..g in turn, n rounds, timed. */
-static int run_spread(int g, int n)
+static int run_spread(int g, int n, int thrash_kb)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < n; i++)
-        for (int k = 1; k <= g; k++)
+        for (int k = 1; k <= g; k++) {
+            thrash(thrash_kb);
             launch(saxpy, (unsigned)k, 128);
+        }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / ((double)g * n);
     check("cuCtxSynchronize", cu.ctxSynchronize());
@@ -506,7 +522,7 @@ int main(int argc, char **argv)
     int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0;
     struct copies cp = {0};
     const char *cubin = NULL;
-    int by_path = 0, spread_g = 0, spread_n = 0;
+    int by_path = 0, spread_g = 0, spread_n = 0, thrash_kb = 0;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
@@ -525,6 +541,8 @@ int main(int argc, char **argv)
             spread_g = atoi(argv[++i]);
             spread_n = atoi(argv[++i]);
         }
+        if (strcmp(argv[i], "--thrash") == 0 && i + 1 < argc)
+            thrash_kb = atoi(argv[++i]);
         if (strcmp(argv[i], "--reset") == 0)
             cp.reset = 1;
         if (strcmp(argv[i], "--release") == 0)
@@ -650,7 +668,7 @@ int main(int argc, char **argv)
     if (graph_only)
         return run_graph(&cp, buf[1], buf[2]);
     if (spread_g > 0 && spread_n > 0)
-        return run_spread(spread_g, spread_n);
+        return run_spread(spread_g, spread_n, thrash_kb);
     if (cp.n)
         return run_copies(&cp, buf[1], buf[2]);
     if (mix) {
