@@ -474,7 +474,7 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
  * any two that share it would take turns missing at every launch. */
 #define VERDICT_SETS 128
 #define VERDICT_WAYS 4
-static _Thread_local struct verdict {
+static _Thread_local _Alignas(64) struct verdict {
     const struct gt_plan *p;
     unsigned version;
     struct gt_geom g;

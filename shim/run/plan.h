@@ -41,6 +41,13 @@ struct gt_choice {
 
 /* A kernel's tuning state, made once, at its first launch that needs one. */
 struct gt_plan {
+    /* What every launch reads, first, in one cache line with the lock (see
+     * struct gt_kernel). */
+    atomic_uint version;           /* moves when choices or done signatures are added: what a thread
+                                    * remembered of the plan before then (apply.c) is stale */
+    int tune;                      /* tune mode may tune it */
+    int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
+    struct gt_choice *choices;
     pthread_mutex_t lock;
     struct gt_kernel *k;
     char *shown;                   /* its name for messages */
@@ -55,15 +62,10 @@ struct gt_plan {
     char recipe_error[256];
     int *argpos;                   /* the section's argument names, resolved */
     size_t nargpos;
-    int tune;                      /* tune mode may tune it */
-    struct gt_choice *choices;
     struct gt_centry *cached;      /* its entries in the cache file */
     size_t ncached;
     uint64_t *done;                /* signatures tuned or given up in this run */
     size_t ndone, capdone;
-    atomic_uint version;           /* moves when choices or done signatures are added: what a thread
-                                    * remembered of the plan before then (apply.c) is stale */
-    int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
     uint64_t *said;                /* signatures whose forbidden choice allowed.c has reported */
     size_t nsaid, capsaid;
 };

@@ -427,8 +427,12 @@ static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t
     pthread_mutex_unlock(&k->lock);
 }
 
+/* Only the exit report reads what is counted here, and only at info: below
+ * it a launch that ran a variant costs nothing more for it either. */
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags)
 {
+    if (!gt_log_enabled(GT_LOG_INFO))
+        return;
     struct gt_kernel *k = hd->kernel;
     atomic_fetch_add_explicit(&k->launches[entry][hd->kind], 1, memory_order_relaxed);
     if (flags & GT_LAUNCH_CAPTURED)

@@ -59,6 +59,13 @@ struct gt_setting {
 };
 
 struct gt_kernel {
+    /* What every launch reads, first, so that it takes one cache line: a
+     * framework's own work between two launches evicts the shim's data, and
+     * each line the launch path touches then costs a miss. */
+    atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
+    atomic_int nparams;      /* -1 until the first launch asks the driver */
+    struct gt_plan *plan;
+    struct gt_map geomset;   /* the fingerprints of geoms, read at every launch without the lock */
     char *name;              /* mangled, as the driver knows it */
     struct gt_image *image;  /* NULL if first met at a launch, loaded by a path the shim missed */
     atomic_ulong launches[GT_NENTRIES][2]; /* by entry point, by handle kind: one increment a launch */
@@ -66,10 +73,6 @@ struct gt_kernel {
     atomic_ulong cooperative;
     atomic_ulong applied;    /* launches that ran a variant instead */
     atomic_ulong nodes;      /* graph kernel nodes given a variant (launch/apply.c: gt_apply_node) */
-    atomic_int planned;      /* 0: not decided, 1: plan holds a configuration to apply, -1: none */
-    struct gt_plan *plan;
-    struct gt_map geomset;   /* the fingerprints of geoms, read at every launch without the lock */
-    atomic_int nparams;      /* -1 until the first launch asks the driver */
     pthread_mutex_t lock;    /* guards geoms and params */
     struct gt_geom *geoms;
     size_t ngeoms, capgeoms;
