@@ -171,4 +171,21 @@ is "$?" 2 "a CPU the driver may not use: exit status 2"
 check "and why" grep -q -- "--cpu 100000: not a CPU this process may use" "$TMP/cpu.err"
 check "the table says where the timed threads ran" grep -q '^- the timed threads pinned to CPU [0-9]' "$M"
 
+# fwbench.run itself, on a workload of plain Python (no framework): the
+# warm-up's iterations as the workload sets them, or FWBENCH_STEADY's.
+cat >"$TMP/tiny_workload.py" <<'PYEOF'
+import sys
+import fwbench
+
+count = [0]
+fwbench.run(sys.argv[1], lambda: (lambda: count.__setitem__(0, count[0] + 1), lambda: None,
+                                  lambda: [str(count[0]).encode()]), groups=2, per_group=2, warmup=5)
+PYEOF
+out=$(PYTHONPATH="$B" "$PY" "$TMP/tiny_workload.py" "$TMP/tiny.bin" 2>&1)
+check "fwbench.run: the workload's warm-up, and its groups" sh -c 'printf "%s\n" "$1" | grep -qx "iterations 5+2x2"' - "$out"
+is "$(cat "$TMP/tiny.bin")" 9 "  its steps all taken: 5 + 2 x 2"
+out=$(FWBENCH_STEADY=7 PYTHONPATH="$B" "$PY" "$TMP/tiny_workload.py" "$TMP/tiny.bin" 2>&1)
+check "FWBENCH_STEADY=7: seven warm-up iterations" sh -c 'printf "%s\n" "$1" | grep -qx "iterations 7+2x2"' - "$out"
+is "$(cat "$TMP/tiny.bin")" 11 "  and its steps all taken: 7 + 2 x 2"
+
 done_testing

@@ -22,6 +22,9 @@ nodes among them), one line per kernel and one for them all:
     kernel L US NAME     launches an iteration, median time a launch in us
     kernels_us S         every kernel's and copy's time an iteration, in us
 
+FWBENCH_STEADY=W sets the warm-up's iterations (a training workload's
+outputs then differ from a run with another warm-up).
+
 Under bench/frameworks/run (FWBENCH_TURNS) each group is a turn the driver
 gives, timed as two halves of N/2 iterations back to back: the measured half
 second on even turns and first on odd ones; time_ms counts the measured
@@ -259,6 +262,7 @@ def run(out, build, groups, per_group, warmup=STEADY):
     and the list of bytes to write. Times and writes as the top comment says."""
     if per_group % 2:
         raise ValueError(f"per_group {per_group} is odd: a turn times two groups of half as many")
+    warmup = int(os.environ.get("FWBENCH_STEADY", warmup))
     t0 = time.perf_counter()
     step, sync, outputs = build()
     for _ in range(warmup):
