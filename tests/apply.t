@@ -84,4 +84,25 @@ is "$(cat "$TMP/minirt.out")" "minirt: done" "the runtime-style application runs
 check "its kernel is rebuilt from the fatbin's PTX, then refused for its layout" \
     grep -q "kernel scale: cannot apply '.*maxrreg=32.*': the variant takes 0 parameters, the original 4" "$TMP/minirt.log"
 
+# What the launch path cost, at exit at info: saxpy at 140 geometries in
+# turn, in tune mode's steady state (a first run tuned them), works out each
+# signature once, at its first launch, and takes what it remembered after:
+# a thread remembers more geometries than a framework's step cycles through.
+spread() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_CACHE_DIR="$TMP/spread" GPUTUNE_LOG=$1 \
+        GPUTUNE_LOG_FILE="$TMP/spread.$1.log" shim "$H/minirt" --spread 140 50 >/dev/null 2>&1
+}
+spread warn
+spread info
+check "the launch path's line: 7000 launches, 140 signatures worked out, each the first time" grep -q \
+    "launch path: of 7000 launches of kernels with a plan, 140 worked out their signature under the plan's lock (140 met first by their thread or pushed out of what it remembers, 0 after their plan changed, 0 in tuning turns or before their signature was decided, 0 of plans that read the launch's arguments)" \
+    "$TMP/spread.info.log"
+spread warn
+check "  said at info only" sh -c "! grep -q 'launch path:' '$TMP/spread.warn.log'"
+LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=online GPUTUNE_CACHE_DIR="$TMP/spread.online" GPUTUNE_LOG=info \
+    GPUTUNE_LOG_FILE="$TMP/spread.online.log" shim "$H/minirt" --spread 140 50 >/dev/null 2>&1
+check "  online mode from an empty cache: launches in tuning turns or before their signature was decided" \
+    grep -Eq "launch path: of 7000 launches .*, [1-9][0-9]* in tuning turns or before their signature was decided" \
+    "$TMP/spread.online.log"
+
 done_testing

@@ -468,12 +468,16 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
  * planned launch's path, at every launch of a framework's steady state.
  * Only what the geometry alone decides is remembered (no signature values
  * or constraints read from the arguments), and only a settled outcome: a
- * choice, or a signature done.  Four slots a set, since a framework cycles
- * through a hundred geometries or more an iteration (resnet18's training
- * step: about 140 signatures across its kernels), and in one slot a set
- * any two that share it would take turns missing at every launch. */
+ * choice, or a signature done.  A framework cycles through a hundred
+ * geometries or more an iteration (resnet18's training step: about 140
+ * signatures across its kernels), and the entries of a set that holds more
+ * than it has slots take turns missing at every launch.  With four slots a
+ * set, 140 geometries overflowed a set in every run tried (3.6% of the
+ * launches missed; tests/apply.t fails with four); with eight, in none (by
+ * chance about one run in 4000 would), and at 500 geometries 2% of the sets
+ * overflow. */
 #define VERDICT_SETS 128
-#define VERDICT_WAYS 4
+#define VERDICT_WAYS 8
 static _Thread_local _Alignas(64) struct verdict {
     const struct gt_plan *p;
     unsigned version;
@@ -481,6 +485,13 @@ static _Thread_local _Alignas(64) struct verdict {
     struct gt_choice *ch;
 } verdicts[VERDICT_SETS][VERDICT_WAYS];
 static _Thread_local unsigned verdict_victim;
+
+/* Why a launch of a planned kernel worked out its signature under the
+ * plan's lock instead of taking what its thread remembered: counted for the
+ * exit report at info, where a steady state that keeps taking that path
+ * shows (a few hundred nanoseconds a launch on a framework's host). */
+enum slow_why { SLOW_FIRST, SLOW_CHANGED, SLOW_TURN, SLOW_ARGS, SLOW_WHYS };
+static atomic_ulong slow_launches[SLOW_WHYS];
 
 static struct verdict *verdict_set(const struct gt_plan *p, const struct gt_call *c)
 {
@@ -493,13 +504,17 @@ static int verdict_of(const struct verdict *v, const struct gt_plan *p, const st
 }
 
 /* The slot remembering launch c's choice under the plan's current version,
- * or NULL. */
-static struct verdict *verdict_find(struct verdict *set, const struct gt_plan *p, const struct gt_call *c)
+ * or NULL; *stale: one remembers it under an older version. */
+static struct verdict *verdict_find(struct verdict *set, const struct gt_plan *p, const struct gt_call *c,
+                                    int *stale)
 {
     unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
     for (int i = 0; i < VERDICT_WAYS; i++)
-        if (verdict_of(&set[i], p, c) && set[i].version == version)
-            return &set[i];
+        if (verdict_of(&set[i], p, c)) {
+            if (set[i].version == version)
+                return &set[i];
+            *stale = 1;
+        }
     return NULL;
 }
 
@@ -522,9 +537,10 @@ static int by_geometry(const struct gt_plan *p)
 }
 
 /* The choice for launch c, under the plan's lock, remembered in its set
- * when it may be; *tune: it starts a tuning turn instead.  Returns -1 when the
- * signature cannot be made. */
-static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *set, uint64_t *sig,
+ * when it may be; *tune: it starts a tuning turn instead.  Counted by why
+ * it was not remembered before (stale: it was, under an older version).
+ * Returns -1 when the signature cannot be made. */
+static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *set, int stale, uint64_t *sig,
                        char *signature, struct gt_choice **out, int *tune)
 {
     unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
@@ -545,8 +561,11 @@ static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdic
     }
     pthread_mutex_unlock(&p->lock);
     *out = ch;
-    if (!*tune && (ch || done) && by_geometry(p))
+    int settled = !*tune && (ch || done);
+    if (settled && by_geometry(p))
         *verdict_room(set, p, c) = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
+    enum slow_why why = !settled ? SLOW_TURN : !by_geometry(p) ? SLOW_ARGS : stale ? SLOW_CHANGED : SLOW_FIRST;
+    atomic_fetch_add_explicit(&slow_launches[why], 1, memory_order_relaxed);
     return 0;
 }
 
@@ -576,12 +595,13 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     char signature[GT_PLAN_SIGNATURE_MAX];
     signature[0] = '\0';
     struct gt_choice *ch;
-    struct verdict *set = verdict_set(p, c), *v = verdict_find(set, p, c);
+    int stale = 0;
+    struct verdict *set = verdict_set(p, c), *v = verdict_find(set, p, c, &stale);
     if (v) {
         ch = v->ch;
     } else {
         int tune;
-        if (find_choice(p, c, set, &sig, signature, &ch, &tune) != 0)
+        if (find_choice(p, c, set, stale, &sig, signature, &ch, &tune) != 0)
             return 0;
         if (tune)
             return tune_turn(p, hd, c, sig, signature, r);
@@ -882,24 +902,45 @@ static int list_elsewhere(struct gt_plan *p, int listed)
     return listed;
 }
 
-/* Says which applied configurations came from another device's entries;
- * then what the applied configurations did on the application's own
- * launches, and records new verdicts, and the times of those not judged
- * yet, in the cache file. */
+/* ---- at exit: what the launch path cost ---- */
+
+static void say_slow(unsigned long planned)
+{
+    unsigned long n[SLOW_WHYS], all = 0;
+    for (int i = 0; i < SLOW_WHYS; i++)
+        all += n[i] = atomic_load(&slow_launches[i]);
+    if (!planned)
+        return;
+    gt_info("launch path: of %lu launches of kernels with a plan, %lu worked out their signature under the plan's "
+            "lock (%lu met first by their thread or pushed out of what it remembers, %lu after their plan changed, "
+            "%lu in tuning turns or before their signature was decided, %lu of plans that read the launch's "
+            "arguments); the others took what their thread remembered or needed nothing",
+            planned, all, n[SLOW_FIRST], n[SLOW_CHANGED], n[SLOW_TURN], n[SLOW_ARGS]);
+}
+
+/* Says which applied configurations came from another device's entries
+ * and what the launch path cost; then what the applied configurations did
+ * on the application's own launches, and records new verdicts, and the
+ * times of those not judged yet, in the cache file. */
 void gt_apply_exit(void)
 {
     struct guard_sum sum = {0};
     int listed = 0, info = gt_log_enabled(GT_LOG_INFO);
+    unsigned long planned = 0;
     pthread_mutex_lock(&gt.track.reg.lock);
     for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next) {
         if (atomic_load(&k->planned) <= 0)
             continue;
-        if (info)
+        if (info) {
             listed = list_elsewhere(k->plan, listed);
+            planned += gt_reg_launches(k, -1, -1);
+        }
         if (gt.run.guard)
             sum_plan(&sum, k->plan);
     }
     pthread_mutex_unlock(&gt.track.reg.lock);
+    if (info)
+        say_slow(planned);
     if (!gt.run.guard)
         return;
     if (sum.earlier)

@@ -20,20 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Launches of `k` through entry point `e` (-1: any) and handle kind `kind` (-1: any). */
-static unsigned long launches(struct gt_kernel *k, int e, int kind)
-{
-    unsigned long n = 0;
-    for (int i = 0; i < GT_NENTRIES; i++)
-        for (int j = 0; j < 2; j++)
-            if ((e < 0 || e == i) && (kind < 0 || kind == j))
-                n += atomic_load(&k->launches[i][j]);
-    return n;
-}
-
 static unsigned long total_launches(struct gt_kernel *k)
 {
-    return launches(k, -1, -1);
+    return gt_reg_launches(k, -1, -1);
 }
 
 static int by_launches(const void *a, const void *b)
@@ -68,9 +57,9 @@ static void detail(struct gt_kernel *k, const char *shown)
     char buf[2048];
     size_t n = 0;
     n += (size_t)snprintf(buf + n, sizeof buf - n, "kernel %s: via CUfunction=%lu CUkernel=%lu;", shown,
-                          launches(k, -1, GT_HANDLE_FUNCTION), launches(k, -1, GT_HANDLE_KERNEL));
+                          gt_reg_launches(k, -1, GT_HANDLE_FUNCTION), gt_reg_launches(k, -1, GT_HANDLE_KERNEL));
     for (int e = 0; e < GT_NENTRIES && n < sizeof buf; e++)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, " %s=%lu", gt_reg_entry_name(e), launches(k, e, -1));
+        n += (size_t)snprintf(buf + n, sizeof buf - n, " %s=%lu", gt_reg_entry_name(e), gt_reg_launches(k, e, -1));
     pthread_mutex_lock(&k->lock);
     int np = atomic_load(&k->nparams);
     if (n < sizeof buf)

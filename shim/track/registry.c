@@ -427,6 +427,16 @@ static void note_geometry(struct gt_kernel *k, const struct gt_geom *g, uint64_t
     pthread_mutex_unlock(&k->lock);
 }
 
+unsigned long gt_reg_launches(struct gt_kernel *k, int entry, int kind)
+{
+    unsigned long n = 0;
+    for (int i = 0; i < GT_NENTRIES; i++)
+        for (int j = 0; j < 2; j++)
+            if ((entry < 0 || entry == i) && (kind < 0 || kind == j))
+                n += atomic_load(&k->launches[i][j]);
+    return n;
+}
+
 /* Only the exit report reads what is counted here, and only at info: below
  * it a launch that ran a variant costs nothing more for it either. */
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags)

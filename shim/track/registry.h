@@ -126,6 +126,9 @@ struct gt_handle *gt_reg_node_function(void *f);
 
 void gt_reg_learn_params(struct gt_handle *hd);
 void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_entry entry, unsigned flags);
+/* Launches of k counted at info through entry point `entry` (-1: any) with
+ * handle kind `kind` (-1: any). */
+unsigned long gt_reg_launches(struct gt_kernel *k, int entry, int kind);
 void gt_reg_note_setting(void *h, int attr, int value, int device);
 const char *gt_reg_entry_name(enum gt_entry e);
 
