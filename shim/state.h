@@ -104,6 +104,7 @@ struct gt_run_state {
     size_t nsources;
     int guard;                  /* GPUTUNE_GUARD: applied configurations are checked (guard.c) */
     double started;             /* CLOCK_MONOTONIC seconds at the first kernel launch with a decision */
+    _Atomic double last_verdict; /* CLOCK_MONOTONIC seconds of the guard's last verdict on a launch (plan.c) */
     struct gt_jit jit;
     struct gt_store store;
     int have_store;
@@ -147,6 +148,8 @@ struct gt_tune_state {
         pthread_mutex_t lock;           /* held while a launch under trial is queued */
         struct gt_map trials;           /* (plan, signature) -> struct gt_online */
         struct gt_online *all;          /* every trial, for a context's teardown */
+        int decided, decided_at_exit;   /* signatures decided on the launches, and at exit */
+        double last_decided;            /* CLOCK_MONOTONIC seconds of the last decided on a launch */
     } online;                           /* online.c: GPUTUNE_MODE=online */
 };
 

@@ -44,6 +44,8 @@ is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's 
 check "  the exit line states the effect, and its share of the time since the first launch" \
     grep -q "in the application: of 3 applied configurations checked on its own launches, 3 measured faster and kept (1.2[0-9]x over their [0-9]* launches, [0-9.]* ms of GPU time saved in [0-9.]* s since the first launch, [0-9.]*% of it)" \
     "$TMP/tune.log"
+check "  and when the last verdict came, against the first launch" \
+    grep -Eq "in the application: the last verdict on its launches came [0-9]+\.[0-9] s after its first launch" "$TMP/tune.log"
 is "$(verdicts)" "3 guard = kept 1.250" "  the cache file records the verdicts"
 
 out=$(FAKECUDA_L1_APP_MS=0.3 minirt run kept)

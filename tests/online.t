@@ -66,6 +66,9 @@ is "$(grep -c "kernel saxpy.*: online, a configuration 10.00x slower than the or
 gets no more turns" "$TMP/hopeless.log")" 3 "  that knob gets no more turns after its first"
 is "$(grep -c "kernel saxpy.* tuned online over 14 launches: the original" "$TMP/hopeless.log")" 3 \
     "  so its three other turns are the application's own launches, untimed"
+check "  the exit report says how many were decided on the launches, when the last, and how many at exit" grep -Eq \
+    "online mode: 3 signatures decided on the application's launches, the last [0-9]+\.[0-9] s after its first launch; 0 more decided at exit" \
+    "$TMP/hopeless.log"
 
 # Knobs that need a variant (a register limit here) are built from the
 # kernel's PTX on the shim's threads while the application's launches run
@@ -169,6 +172,9 @@ check "  the signature is decided on the first stage" grep -q \
     "kernel copy: .* tuned online over [0-9]* launches: maxrreg=32 dlcm=default 200.00 us against 250.00 us, 1.25x" \
     "$TMP/shortmd.log"
 check "  said at debug" grep -q "online, decided on the stage before: the last one had not had all its turns" \
+    "$TMP/shortmd.log"
+check "  the exit report counts it among those decided at exit" grep -Eq \
+    "online mode: (no signature decided on the application's launches|[0-9]+ signatures decided on the application's launches, .*); 1 (more )?decided at exit" \
     "$TMP/shortmd.log"
 is "$(grep -h '^config = ' "$TMP"/cacheshort/*.ini)" "config = maxrreg=32 dlcm=default" "  and written to the cache file"
 is "$(grep ' warn: \| error: ' "$TMP/round.log")" "" "  without a synchronization or a copy of the shim's own"

@@ -939,8 +939,11 @@ void gt_apply_exit(void)
             sum_plan(&sum, k->plan);
     }
     pthread_mutex_unlock(&gt.track.reg.lock);
-    if (info)
+    if (info) {
         say_slow(planned);
+        if (gt.mode == GT_MODE_ONLINE)
+            gt_online_report();
+    }
     if (!gt.run.guard)
         return;
     if (sum.earlier)
@@ -958,6 +961,10 @@ void gt_apply_exit(void)
         gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "
                 "not faster, %d not judged yet (too few launches; %d carry their times to the next run)",
                 sum.kept + sum.dropped + sum.unchecked, kept, sum.dropped, sum.unchecked, sum.carried);
+        double last = atomic_load(&gt.run.last_verdict);
+        if (last > 0)
+            gt_info("in the application: the last verdict on its launches came %.1f s after its first launch",
+                    last - gt.run.started);
     }
     if (sum.nchanged && gt.run.cache_path[0])
         gt_cachewrite_save(gt.run.cache_path, gt.run.binary, sum.changed, sum.nchanged);

@@ -705,8 +705,10 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
         atomic_fetch_add_explicit(&ch->launches, 1, memory_order_relaxed);
         gt_reg_note_launch(hd, &c->g, c->entry, original ? 0 : GT_LAUNCH_APPLIED);
     }
-    if (checking && gt_guard_settle(&ch->guard, timed))
+    if (checking && gt_guard_settle(&ch->guard, timed)) {
         verdict(p, ch);
+        atomic_store_explicit(&gt.run.last_verdict, gt_clock_seconds(), memory_order_relaxed);
+    }
     return 1;
 }
 

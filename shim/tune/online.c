@@ -49,6 +49,7 @@
 #include "alloc.h"
 #include "cachefile.h"
 #include "call.h"
+#include "clock.h"
 #include "direct.h"
 #include "guard.h"
 #include "jit.h"
@@ -829,6 +830,8 @@ static enum step advance(struct gt_online *o, struct gt_plan *p, struct gt_handl
     if (gr && gr->hold(gr->arg, NULL) != 0)
         o->broken = 1;
     o->decided = 1;
+    O.decided++;
+    O.last_decided = gt_clock_seconds();
     decide(o, p, signature, 0);
     unload_others(o, signature);
     return DECIDED;
@@ -914,8 +917,24 @@ void gt_online_collect(void)
             gt_debug("kernel %s: launch %s: online, decided on the stage before: the last one had not had all its "
                      "turns", o->p->shown, o->signature);
         o->decided = 1;
+        O.decided_at_exit++;
         decide(o, o->p, o->signature, before);
     }
+    pthread_mutex_unlock(&O.lock);
+}
+
+/* At exit, at info: when online mode's trials ended, against the first
+ * launch, so that a benchmark can tell whether its timed part ran while
+ * signatures still took turns. */
+void gt_online_report(void)
+{
+    pthread_mutex_lock(&O.lock);
+    if (O.decided)
+        gt_info("online mode: %d signatures decided on the application's launches, the last %.1f s after its first "
+                "launch; %d more decided at exit", O.decided, O.last_decided - gt.run.started, O.decided_at_exit);
+    else if (O.decided_at_exit)
+        gt_info("online mode: no signature decided on the application's launches; %d decided at exit",
+                O.decided_at_exit);
     pthread_mutex_unlock(&O.lock);
 }
 

@@ -40,6 +40,8 @@ int gt_online_node(struct gt_plan *p, struct gt_handle *hd, const struct gt_call
 
 /* At exit and before a context goes: decides the trials whose launches are all done (see online.c). */
 void gt_online_collect(void);
+/* At exit, at info: how many signatures were decided, and when the last. */
+void gt_online_report(void);
 
 /* Ends every trial still on before a context goes (see online.c). */
 void gt_online_detach(void);
