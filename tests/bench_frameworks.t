@@ -129,6 +129,12 @@ is "$(cell "$TMP/online.out" mlp 10)" "1.7 (0.850x, 0.85-0.85)" "  online: a fre
 is "$(cell "$TMP/online.out" mlp 11)" "0.829x (0.83-0.83)" "  and its groups beside those with the shim suspended"
 is "$(cell "$TMP/online.out" mlp 12)" "0.895x (0.895-0.895), ahead" \
     "  and against tune mode's steady state in the same turns: 1.7 ms over 1.9"
+check "  online's tuning ended within its warm-up: no runs listed for tuning after it" \
+    sh -c "! grep -q '^Tuning after the warm-up' '$TMP/online.out'"
+FAKE_ONLINE_LAST=9 FAKE_OUT=$TMP/late fake --rounds 1 --online --out "$TMP/late" mlp >"$TMP/late.out" 2>&1
+check "online's last signature decided after its warm-up: the run is listed, with both times" grep -qxF -e \
+    "- mlp, round 1, online: its last signature decided online 9.0 s after its first launch, its warm-up 0.5 s" \
+    "$TMP/late.out"
 FAKE_ONLINE_MS=1.905 FAKE_OUT=$TMP/online2 fake --rounds 1 --online --out "$TMP/online2" mlp >"$TMP/online2.out" 2>&1
 is "$(cell "$TMP/online2.out" mlp 12)" "1.003x (1.003-1.003), behind" \
     "  behind where the whole interval lies above 1.00, by less than 0.5%"
