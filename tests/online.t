@@ -89,6 +89,9 @@ check "  both variants are tried, four turns each, both beat the original and ra
     "$TMP/var.log"
 check "  then checked by the guard" grep -q "'maxrreg=32' is 1.25x as fast as the original .*; kept" "$TMP/var.log"
 is "$(grep -c 'variant built' "$TMP/var.log")" 0 "  the guard runs the variant the turns ran: no second build"
+turns=$(sed -n 's/.* \([0-9]*\) in tuning turns or before their signature was decided.*/\1/p' "$TMP/var.log")
+check "  while the variants build, the launches run the original as remembered: about the 37 of its turns asked the trial ($turns)" \
+    test "${turns:-99}" -le 42
 is "$(grep ' warn: \| error: ' "$TMP/var.log")" "" "  without a synchronization or a copy of the shim's own"
 check "  the cache file names the variant's cubin in the store" grep -q '^cubin = [0-9a-f]\{32\}$' "$TMP"/cachevar/minirt-*.ini
 key=$(sed -n 's/^cubin = //p' "$TMP"/cachevar/minirt-*.ini | head -1)

@@ -438,12 +438,12 @@ static struct gt_choice *nearest(struct gt_plan *p, uint64_t sig, const char *si
 
 /* A launch of a signature not tuned yet: tried online (online.c), or its
  * session when the budget gives it its turn (budget.c).  Returns as
- * gt_apply_launch. */
+ * gt_apply_launch; *waiting as gt_online_launch. */
 static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
-                     const char *signature, CUresult *r)
+                     const char *signature, CUresult *r, int *waiting)
 {
     if (gt.mode == GT_MODE_ONLINE) {
-        int ran = gt_online_launch(p, hd, c, sig, signature, r);
+        int ran = gt_online_launch(p, hd, c, sig, signature, r, waiting);
         if (ran)
             gt_apply_watch_exit(); /* its last turns are read at exit */
         return ran;
@@ -468,7 +468,8 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
  * planned launch's path, at every launch of a framework's steady state.
  * Only what the geometry alone decides is remembered (no signature values
  * or constraints read from the arguments), and only a settled outcome: a
- * choice, or a signature done.  A framework cycles through a hundred
+ * choice, a signature done, or one whose online trial waits for builds
+ * (whose end moves the version: online.c).  A framework cycles through a hundred
  * geometries or more an iteration (resnet18's training step: about 140
  * signatures across its kernels), and the entries of a set that holds more
  * than it has slots take turns missing at every launch.  With four slots a
@@ -537,13 +538,14 @@ static int by_geometry(const struct gt_plan *p)
 }
 
 /* The choice for launch c, under the plan's lock, remembered in its set
- * when it may be; *tune: it starts a tuning turn instead.  Counted by why
- * it was not remembered before (stale: it was, under an older version).
- * Returns -1 when the signature cannot be made. */
-static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *set, int stale, uint64_t *sig,
-                       char *signature, struct gt_choice **out, int *tune)
+ * when it may be; *tune: it starts a tuning turn instead; *version: the
+ * plan's, read first.  Counted by why it was not remembered before (stale:
+ * it was, under an older version).  Returns -1 when the signature cannot
+ * be made. */
+static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *set, int stale,
+                       unsigned *version, uint64_t *sig, char *signature, struct gt_choice **out, int *tune)
 {
-    unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
+    *version = atomic_load_explicit(&p->version, memory_order_acquire);
     int any_only = p->choices && !p->choices->sig && !p->choices->next && !p->tune;
     if (!any_only && gt_plan_signature(p, c, sig, signature, GT_PLAN_SIGNATURE_MAX) != 0)
         return -1;
@@ -563,7 +565,7 @@ static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdic
     *out = ch;
     int settled = !*tune && (ch || done);
     if (settled && by_geometry(p))
-        *verdict_room(set, p, c) = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
+        *verdict_room(set, p, c) = (struct verdict){.p = p, .version = *version, .g = c->g, .ch = ch};
     enum slow_why why = !settled ? SLOW_TURN : !by_geometry(p) ? SLOW_ARGS : stale ? SLOW_CHANGED : SLOW_FIRST;
     atomic_fetch_add_explicit(&slow_launches[why], 1, memory_order_relaxed);
     return 0;
@@ -600,11 +602,16 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     if (v) {
         ch = v->ch;
     } else {
-        int tune;
-        if (find_choice(p, c, set, stale, &sig, signature, &ch, &tune) != 0)
+        int tune, waiting = 0;
+        unsigned version;
+        if (find_choice(p, c, set, stale, &version, &sig, signature, &ch, &tune) != 0)
             return 0;
-        if (tune)
-            return tune_turn(p, hd, c, sig, signature, r);
+        if (tune) {
+            int ran = tune_turn(p, hd, c, sig, signature, r, &waiting);
+            if (waiting && by_geometry(p)) /* the original, until a build's end moves the version */
+                *verdict_room(set, p, c) = (struct verdict){.p = p, .version = version, .g = c->g};
+            return ran;
+        }
     }
     if (ch && p->checks_launch)
         ch = gt_allowed_choice(p, ch, c, sig, signature);

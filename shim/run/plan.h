@@ -43,8 +43,9 @@ struct gt_choice {
 struct gt_plan {
     /* What every launch reads, first, in one cache line with the lock (see
      * struct gt_kernel). */
-    atomic_uint version;           /* moves when choices or done signatures are added: what a thread
-                                    * remembered of the plan before then (apply.c) is stale */
+    atomic_uint version;           /* moves when choices or done signatures are added, or a build an
+                                    * online trial waits for ends: what a thread remembered of the plan
+                                    * before then (apply.c) is stale */
     int tune;                      /* tune mode may tune it */
     int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
     struct gt_choice *choices;

@@ -83,6 +83,8 @@ struct arm {
     int hopeless; /* its turns go to the original, untimed */
     int rebuild;  /* needs a variant: */
     int building; /*   its build is on the pool */
+    atomic_int built; /* its build has ended, set by the pool's thread before it moves plan's version */
+    struct gt_plan *plan;
     struct gt_variant_job vj;
     struct gt_task task;
     struct gt_variant *v; /* loaded; what the arm launches */
@@ -185,10 +187,15 @@ static int add_arm(struct gt_online *o, struct gt_plan *p, const uint32_t *cfg, 
     return 0;
 }
 
+/* The build, on the pool; its end moves the plan's version, so that a
+ * launch that remembered its signature waiting for it (apply.c) comes
+ * back to the trial. */
 static void build_arm(void *arg)
 {
     struct arm *a = arg;
     gt_jit_build(&gt.run.jit, gt.run.have_store ? &gt.run.store : NULL, &a->vj.job);
+    atomic_store_explicit(&a->built, 1, memory_order_release);
+    atomic_fetch_add_explicit(&a->plan->version, 1, memory_order_release);
 }
 
 /* The arm's configuration as text, for messages. */
@@ -210,6 +217,8 @@ static void start_build(struct gt_online *o, struct gt_plan *p, struct arm *a, c
         return;
     }
     a->task = (struct gt_task){.fn = build_arm, .arg = a};
+    a->plan = p;
+    atomic_store(&a->built, 0);
     a->building = 1;
     o->building++;
     gt_pool_submit(gt_session_pool(), &a->task);
@@ -254,6 +263,18 @@ static int builds_ended(struct gt_online *o, struct gt_plan *p, const struct gt_
         if (o->arms[i].building && gt_pool_done(gt_session_pool(), &o->arms[i].task))
             load_arm(o, p, &o->arms[i], hd, c);
     return !o->building;
+}
+
+/* Whether a build still runs whose end will move the plan's version: until
+ * then the signature's launches may run the original without asking
+ * (WAITING).  A build that has ended on the pool's thread but is not yet
+ * done for the pool has moved it already, so its launches keep asking. */
+static int build_running(const struct gt_online *o)
+{
+    for (int i = 1; i < o->narms; i++)
+        if (o->arms[i].building && !atomic_load_explicit(&o->arms[i].built, memory_order_acquire))
+            return 1;
+    return 0;
 }
 
 /* The stage's slots from the first, none issued, and its times none. */
@@ -802,7 +823,7 @@ static void unload_others(struct gt_online *o, const char *signature)
                  signature, n);
 }
 
-enum step { TURN, NO_TURN, DECIDED };
+enum step { TURN, NO_TURN, WAITING, DECIDED };
 
 /* The trial moved on as far as it can now: the variants whose builds
  * ended loaded, the turns done read, the next stage started or the
@@ -815,7 +836,7 @@ static enum step advance(struct gt_online *o, struct gt_plan *p, struct gt_handl
     if (o->decided)
         return DECIDED;
     if (!builds_ended(o, p, hd, c))
-        return NO_TURN;
+        return build_running(o) ? WAITING : NO_TURN;
     if (gr)
         node_arms(o, p, hd);
     read_done(o);
@@ -838,15 +859,17 @@ static enum step advance(struct gt_online *o, struct gt_plan *p, struct gt_handl
 }
 
 int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
-                     const char *signature, CUresult *r)
+                     const char *signature, CUresult *r, int *waiting)
 {
     int ran = 0;
     pthread_mutex_lock(&O.lock);
     struct gt_online *o = online_of(p, c, sig, signature);
-    if (o && !o->graph && advance(o, p, hd, c, signature, NULL) == TURN) {
+    enum step st = o && !o->graph ? advance(o, p, hd, c, signature, NULL) : NO_TURN;
+    if (st == TURN) {
         *r = run_slot(o, hd, c);
         ran = 1;
     }
+    *waiting = st == WAITING;
     pthread_mutex_unlock(&O.lock);
     if (!ran)
         gt_direct_restore(hd);

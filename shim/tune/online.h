@@ -12,9 +12,11 @@ struct gt_call;
 
 /* Runs a launch of a signature not tuned yet in online mode: one of its
  * candidates, timed.  Returns 1 with the launch's result in *r when it ran
- * the launch, 0 when the caller must launch the original. */
+ * the launch, 0 when the caller must launch the original; *waiting: the
+ * signature's trial waits for builds, whose end moves the plan's version,
+ * and until then its launches run the original. */
 int gt_online_launch(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
-                     const char *signature, CUresult *r);
+                     const char *signature, CUresult *r, int *waiting);
 
 /* How a graph that holds a signature's kernel in a node runs one of its
  * turns (launch/graphs.c): hold makes the node hold fn from the next
