@@ -176,6 +176,10 @@ fake --cpu 100000 --out "$TMP/cpu" mlp >/dev/null 2>"$TMP/cpu.err"
 is "$?" 2 "a CPU the driver may not use: exit status 2"
 check "and why" grep -q -- "--cpu 100000: not a CPU this process may use" "$TMP/cpu.err"
 check "the table says where the timed threads ran" grep -q '^- the timed threads pinned to CPU [0-9]' "$M"
+check "  and that each workload warmed up as it does" grep -q "^- warm-up: each workload's own\$" "$M"
+FWBENCH_STEADY=9 FAKE_OUT=$TMP/steady fake --rounds 1 --out "$TMP/steady" mlp >"$TMP/steady.out" 2>&1
+check "  or FWBENCH_STEADY's iterations, in every process" \
+    grep -q '^- warm-up: FWBENCH_STEADY=9 iterations in every process$' "$TMP/steady/frameworks.md"
 
 # fwbench.run itself, on a workload of plain Python (no framework): the
 # warm-up's iterations as the workload sets them, or FWBENCH_STEADY's.
