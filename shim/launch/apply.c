@@ -469,10 +469,10 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
  * Only what the geometry alone decides is remembered (no signature values
  * or constraints read from the arguments), and only a settled outcome: a
  * choice, a signature done, or one whose online trial waits for builds
- * (whose end moves the version: online.c).  A framework cycles through a hundred
- * geometries or more an iteration (resnet18's training step: about 140
- * signatures across its kernels), and the entries of a set that holds more
- * than it has slots take turns missing at every launch.  With four slots a
+ * (whose end moves the version: online.c).  A framework cycles through a
+ * hundred geometries or more an iteration (resnet18's training step: about
+ * 140 signatures across its kernels), and the entries of a set that holds
+ * more than it has slots take turns missing at every launch.  With four slots a
  * set, 140 geometries overflowed a set in every run tried (3.6% of the
  * launches missed; tests/apply.t fails with four); with eight, in none (by
  * chance about one run in 4000 would), and at 500 geometries 2% of the sets
@@ -914,10 +914,10 @@ static int list_elsewhere(struct gt_plan *p, int listed)
 static void say_slow(unsigned long planned)
 {
     unsigned long n[SLOW_WHYS], all = 0;
-    for (int i = 0; i < SLOW_WHYS; i++)
-        all += n[i] = atomic_load(&slow_launches[i]);
     if (!planned)
         return;
+    for (int i = 0; i < SLOW_WHYS; i++)
+        all += n[i] = atomic_load(&slow_launches[i]);
     gt_info("launch path: of %lu launches of kernels with a plan, %lu worked out their signature under the plan's "
             "lock (%lu met first by their thread or pushed out of what it remembers, %lu after their plan changed, "
             "%lu in tuning turns or before their signature was decided, %lu of plans that read the launch's "

@@ -83,7 +83,7 @@ struct arm {
     int hopeless; /* its turns go to the original, untimed */
     int rebuild;  /* needs a variant: */
     int building; /*   its build is on the pool */
-    atomic_int built; /* its build has ended, set by the pool's thread before it moves plan's version */
+    atomic_int built; /* its build has ended: set on the pool's thread before it moves the plan's version */
     struct gt_plan *plan;
     struct gt_variant_job vj;
     struct gt_task task;
