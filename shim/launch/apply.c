@@ -476,16 +476,55 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
  * set, 140 geometries overflowed a set in every run tried (3.6% of the
  * launches missed; tests/apply.t fails with four); with eight, in none (by
  * chance about one run in 4000 would), and at 500 geometries 2% of the sets
- * overflow. */
+ * overflow.  The table (48 KB) is made at a thread's first planned launch,
+ * since a framework's process runs dozens of threads that launch nothing,
+ * and freed when the thread ends. */
 #define VERDICT_SETS 128
 #define VERDICT_WAYS 8
-static _Thread_local _Alignas(64) struct verdict {
+struct verdict {
     const struct gt_plan *p;
     unsigned version;
     struct gt_geom g;
     struct gt_choice *ch;
-} verdicts[VERDICT_SETS][VERDICT_WAYS];
-static _Thread_local unsigned verdict_victim;
+};
+struct verdicts {
+    struct verdict sets[VERDICT_SETS][VERDICT_WAYS];
+    unsigned victim;
+};
+static _Thread_local struct verdicts *mine;
+static _Thread_local int none_mine; /* out of memory for it, or the thread is ending */
+static pthread_key_t verdicts_key;
+static pthread_once_t verdicts_once = PTHREAD_ONCE_INIT;
+static int verdicts_keyed;
+
+/* At the thread's end; a launch from a later destructor of the thread's
+ * finds no table and makes none. */
+static void verdicts_free(void *t)
+{
+    mine = NULL;
+    none_mine = 1;
+    free(t);
+}
+
+static void verdicts_key_make(void)
+{
+    verdicts_keyed = pthread_key_create(&verdicts_key, verdicts_free) == 0;
+}
+
+/* This thread's table, or NULL: then every launch works its choice out. */
+static struct verdicts *thread_verdicts(void)
+{
+    if (mine || none_mine)
+        return mine;
+    pthread_once(&verdicts_once, verdicts_key_make);
+    struct verdicts *t = verdicts_keyed ? gt_calloc(1, sizeof *t) : NULL;
+    if (t && pthread_setspecific(verdicts_key, t) != 0) {
+        free(t);
+        t = NULL;
+    }
+    none_mine = !t;
+    return mine = t;
+}
 
 /* Why a launch of a planned kernel worked out its signature under the
  * plan's lock instead of taking what its thread remembered: counted for the
@@ -494,9 +533,11 @@ static _Thread_local unsigned verdict_victim;
 enum slow_why { SLOW_FIRST, SLOW_CHANGED, SLOW_TURN, SLOW_ARGS, SLOW_WHYS };
 static atomic_ulong slow_launches[SLOW_WHYS];
 
+/* Launch c's set in this thread's table, or NULL without one. */
 static struct verdict *verdict_set(const struct gt_plan *p, const struct gt_call *c)
 {
-    return verdicts[(gt_reg_geom_fingerprint(&c->g) ^ (uintptr_t)p >> 6) % VERDICT_SETS];
+    struct verdicts *t = thread_verdicts();
+    return t ? t->sets[(gt_reg_geom_fingerprint(&c->g) ^ (uintptr_t)p >> 6) % VERDICT_SETS] : NULL;
 }
 
 static int verdict_of(const struct verdict *v, const struct gt_plan *p, const struct gt_call *c)
@@ -510,7 +551,7 @@ static struct verdict *verdict_find(struct verdict *set, const struct gt_plan *p
                                     int *stale)
 {
     unsigned version = atomic_load_explicit(&p->version, memory_order_acquire);
-    for (int i = 0; i < VERDICT_WAYS; i++)
+    for (int i = 0; set && i < VERDICT_WAYS; i++)
         if (verdict_of(&set[i], p, c)) {
             if (set[i].version == version)
                 return &set[i];
@@ -529,7 +570,16 @@ static struct verdict *verdict_room(struct verdict *set, const struct gt_plan *p
     for (int i = 0; i < VERDICT_WAYS; i++)
         if (!set[i].p)
             return &set[i];
-    return &set[verdict_victim++ % VERDICT_WAYS];
+    return &set[mine->victim++ % VERDICT_WAYS];
+}
+
+/* Launch c's choice ch (NULL: the original) remembered under the plan's
+ * version `version`, where the thread has a table. */
+static void remember(struct verdict *set, const struct gt_plan *p, const struct gt_call *c, unsigned version,
+                     struct gt_choice *ch)
+{
+    if (set)
+        *verdict_room(set, p, c) = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
 }
 
 static int by_geometry(const struct gt_plan *p)
@@ -565,7 +615,7 @@ static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdic
     *out = ch;
     int settled = !*tune && (ch || done);
     if (settled && by_geometry(p))
-        *verdict_room(set, p, c) = (struct verdict){.p = p, .version = *version, .g = c->g, .ch = ch};
+        remember(set, p, c, *version, ch);
     enum slow_why why = !settled ? SLOW_TURN : !by_geometry(p) ? SLOW_ARGS : stale ? SLOW_CHANGED : SLOW_FIRST;
     atomic_fetch_add_explicit(&slow_launches[why], 1, memory_order_relaxed);
     return 0;
@@ -609,7 +659,7 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
         if (tune) {
             int ran = tune_turn(p, hd, c, sig, signature, r, &waiting);
             if (waiting && by_geometry(p)) /* the original, until a build's end moves the version */
-                *verdict_room(set, p, c) = (struct verdict){.p = p, .version = version, .g = c->g};
+                remember(set, p, c, version, NULL);
             return ran;
         }
     }
