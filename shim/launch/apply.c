@@ -33,6 +33,7 @@
 #include "graphs.h"
 #include "hash.h"
 #include "online.h"
+#include "perthread.h"
 #include "plan.h"
 #include "session.h"
 #include "state.h"
@@ -476,9 +477,8 @@ static int tune_turn(struct gt_plan *p, struct gt_handle *hd, const struct gt_ca
  * set, 140 geometries overflowed a set in every run tried (3.6% of the
  * launches missed; tests/apply.t fails with four); with eight, in none (by
  * chance about one run in 4000 would), and at 500 geometries 2% of the sets
- * overflow.  The table (48 KB) is made at a thread's first planned launch,
- * since a framework's process runs dozens of threads that launch nothing,
- * and freed when the thread ends. */
+ * overflow.  The table (48 KB) is made at a thread's first planned launch
+ * and freed when the thread ends (base/perthread.c). */
 #define VERDICT_SETS 128
 #define VERDICT_WAYS 8
 struct verdict {
@@ -491,40 +491,7 @@ struct verdicts {
     struct verdict sets[VERDICT_SETS][VERDICT_WAYS];
     unsigned victim;
 };
-static _Thread_local struct verdicts *mine;
-static _Thread_local int none_mine; /* out of memory for it, or the thread is ending */
-static pthread_key_t verdicts_key;
-static pthread_once_t verdicts_once = PTHREAD_ONCE_INIT;
-static int verdicts_keyed;
-
-/* At the thread's end; a launch from a later destructor of the thread's
- * finds no table and makes none. */
-static void verdicts_free(void *t)
-{
-    mine = NULL;
-    none_mine = 1;
-    free(t);
-}
-
-static void verdicts_key_make(void)
-{
-    verdicts_keyed = pthread_key_create(&verdicts_key, verdicts_free) == 0;
-}
-
-/* This thread's table, or NULL: then every launch works its choice out. */
-static struct verdicts *thread_verdicts(void)
-{
-    if (mine || none_mine)
-        return mine;
-    pthread_once(&verdicts_once, verdicts_key_make);
-    struct verdicts *t = verdicts_keyed ? gt_calloc(1, sizeof *t) : NULL;
-    if (t && pthread_setspecific(verdicts_key, t) != 0) {
-        free(t);
-        t = NULL;
-    }
-    none_mine = !t;
-    return mine = t;
-}
+static struct gt_perthread verdicts_of = GT_PERTHREAD_INIT(sizeof(struct verdicts));
 
 /* Why a launch of a planned kernel worked out its signature under the
  * plan's lock instead of taking what its thread remembered: counted for the
@@ -533,10 +500,9 @@ static struct verdicts *thread_verdicts(void)
 enum slow_why { SLOW_FIRST, SLOW_CHANGED, SLOW_TURN, SLOW_ARGS, SLOW_WHYS };
 static atomic_ulong slow_launches[SLOW_WHYS];
 
-/* Launch c's set in this thread's table, or NULL without one. */
-static struct verdict *verdict_set(const struct gt_plan *p, const struct gt_call *c)
+/* Launch c's set in this thread's table t, or NULL without one. */
+static struct verdict *verdict_set(struct verdicts *t, const struct gt_plan *p, const struct gt_call *c)
 {
-    struct verdicts *t = thread_verdicts();
     return t ? t->sets[(gt_reg_geom_fingerprint(&c->g) ^ (uintptr_t)p >> 6) % VERDICT_SETS] : NULL;
 }
 
@@ -562,7 +528,8 @@ static struct verdict *verdict_find(struct verdict *set, const struct gt_plan *p
 
 /* Where launch c's choice goes: its own slot of an older version, a free
  * one, or one taken in turn. */
-static struct verdict *verdict_room(struct verdict *set, const struct gt_plan *p, const struct gt_call *c)
+static struct verdict *verdict_room(struct verdicts *t, struct verdict *set, const struct gt_plan *p,
+                                    const struct gt_call *c)
 {
     for (int i = 0; i < VERDICT_WAYS; i++)
         if (verdict_of(&set[i], p, c))
@@ -570,16 +537,17 @@ static struct verdict *verdict_room(struct verdict *set, const struct gt_plan *p
     for (int i = 0; i < VERDICT_WAYS; i++)
         if (!set[i].p)
             return &set[i];
-    return &set[mine->victim++ % VERDICT_WAYS];
+    return &set[t->victim++ % VERDICT_WAYS];
 }
 
 /* Launch c's choice ch (NULL: the original) remembered under the plan's
- * version `version`, where the thread has a table. */
-static void remember(struct verdict *set, const struct gt_plan *p, const struct gt_call *c, unsigned version,
+ * version `version`, where the thread has a table t. */
+static void remember(struct verdicts *t, const struct gt_plan *p, const struct gt_call *c, unsigned version,
                      struct gt_choice *ch)
 {
-    if (set)
-        *verdict_room(set, p, c) = (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
+    if (t)
+        *verdict_room(t, verdict_set(t, p, c), p, c) =
+            (struct verdict){.p = p, .version = version, .g = c->g, .ch = ch};
 }
 
 static int by_geometry(const struct gt_plan *p)
@@ -592,7 +560,7 @@ static int by_geometry(const struct gt_plan *p)
  * plan's, read first.  Counted by why it was not remembered before (stale:
  * it was, under an older version).  Returns -1 when the signature cannot
  * be made. */
-static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdict *set, int stale,
+static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdicts *t, int stale,
                        unsigned *version, uint64_t *sig, char *signature, struct gt_choice **out, int *tune)
 {
     *version = atomic_load_explicit(&p->version, memory_order_acquire);
@@ -615,7 +583,7 @@ static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdic
     *out = ch;
     int settled = !*tune && (ch || done);
     if (settled && by_geometry(p))
-        remember(set, p, c, *version, ch);
+        remember(t, p, c, *version, ch);
     enum slow_why why = !settled ? SLOW_TURN : !by_geometry(p) ? SLOW_ARGS : stale ? SLOW_CHANGED : SLOW_FIRST;
     atomic_fetch_add_explicit(&slow_launches[why], 1, memory_order_relaxed);
     return 0;
@@ -648,18 +616,19 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     signature[0] = '\0';
     struct gt_choice *ch;
     int stale = 0;
-    struct verdict *set = verdict_set(p, c), *v = verdict_find(set, p, c, &stale);
+    struct verdicts *t = gt_perthread_get(&verdicts_of);
+    struct verdict *v = verdict_find(verdict_set(t, p, c), p, c, &stale);
     if (v) {
         ch = v->ch;
     } else {
         int tune, waiting = 0;
         unsigned version;
-        if (find_choice(p, c, set, stale, &version, &sig, signature, &ch, &tune) != 0)
+        if (find_choice(p, c, t, stale, &version, &sig, signature, &ch, &tune) != 0)
             return 0;
         if (tune) {
             int ran = tune_turn(p, hd, c, sig, signature, r, &waiting);
             if (waiting && by_geometry(p)) /* the original, until a build's end moves the version */
-                remember(set, p, c, version, NULL);
+                remember(t, p, c, version, NULL);
             return ran;
         }
     }

@@ -21,6 +21,7 @@
 #include "errmsg.h"
 #include "hash.h"
 #include "imageptx.h"
+#include "perthread.h"
 #include "ptx.h"
 #include "rtcworker.h"
 #include "state.h"
@@ -358,15 +359,18 @@ long gt_plan_keep(struct gt_plan *p, struct gt_centry *e)
  * geometries at once: the text and its hash cost more than the rest of a
  * planned launch's path, and a framework's launches cycle through a
  * hundred geometries or more (a resnet18 training step: over 100, across
- * its kernels).  Texts too long for a slot are made at every launch. */
+ * its kernels).  Texts too long for a slot are made at every launch.  The
+ * table (26 KB) is made at the thread's first signature and freed when it
+ * ends (base/perthread.c). */
 #define RECENT 256
 #define RECENT_TEXT 64
-static _Thread_local struct recent {
+struct recent {
     struct gt_geom g;
     uint32_t len; /* 0: none yet */
     uint64_t hash;
     char text[RECENT_TEXT];
-} recent[RECENT];
+};
+static struct gt_perthread recent_of = GT_PERTHREAD_INIT(RECENT * sizeof(struct recent));
 
 /* The launch's signature: its geometry and the section's signature values. */
 int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t *hash, char *text, size_t cap)
@@ -374,8 +378,9 @@ int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t
     int64_t extra[GT_CACHE_MAX_EXTRA] = {0};
     int n = 0;
     int plain = !p->sec || !p->sec->nsignature;
-    struct recent *last = &recent[gt_reg_geom_fingerprint(&c->g) % RECENT];
-    if (plain && last->len && last->len < cap && !memcmp(&last->g, &c->g, sizeof last->g)) {
+    struct recent *recent = gt_perthread_get(&recent_of);
+    struct recent *last = recent ? &recent[gt_reg_geom_fingerprint(&c->g) % RECENT] : NULL;
+    if (plain && last && last->len && last->len < cap && !memcmp(&last->g, &c->g, sizeof last->g)) {
         memcpy(text, last->text, last->len + 1);
         *hash = last->hash;
         return 0;
@@ -394,7 +399,7 @@ int gt_plan_signature(const struct gt_plan *p, const struct gt_call *c, uint64_t
         return -1;
     size_t len = strlen(text);
     *hash = gt_hash64(text, len) | 1;
-    if (plain && len < sizeof last->text) {
+    if (plain && last && len < sizeof last->text) {
         last->g = c->g;
         last->hash = *hash;
         last->len = (uint32_t)len;
