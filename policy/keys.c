@@ -377,21 +377,44 @@ static int range_item(struct ctx *c, const struct gt_raw *r, struct item it, int
     return 0;
 }
 
+struct value_at {
+    int64_t v;
+    size_t i;
+};
+
+static int by_value_then_place(const void *a, const void *b)
+{
+    const struct value_at *x = a, *y = b;
+    return x->v != y->v ? (x->v > y->v) - (x->v < y->v) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first value that repeats one before it, said at the item that
+ * lists it.  Sorted, not compared pairwise: a range may give 65536 values. */
 static int no_duplicates(struct ctx *c, const struct gt_raw *r, const struct item *items, const size_t *first_of,
                          int nitems, const int64_t *vals, size_t n, enum gt_dim_kind kind, const char *name)
 {
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = 0; j < i; j++)
-            if (vals[i] == vals[j]) {
-                int k = 0;
-                while (k + 1 < nitems && first_of[k + 1] <= i)
-                    k++;
-                char t[32];
-                gt_knob_format_value(kind, vals[i], t, sizeof t);
-                err_at(c, r, items[k].off, "%s is listed twice in '%s'", t, name);
-                return -1;
-            }
-    return 0;
+    if (n < 2)
+        return 0;
+    struct value_at *s = gt_malloc(n * sizeof *s);
+    if (!s)
+        return nomem(c, r);
+    for (size_t i = 0; i < n; i++)
+        s[i] = (struct value_at){vals[i], i};
+    qsort(s, n, sizeof *s, by_value_then_place);
+    size_t i = n;
+    for (size_t k = 1; k < n; k++)
+        if (s[k].v == s[k - 1].v && s[k].i < i)
+            i = s[k].i;
+    free(s);
+    if (i == n)
+        return 0;
+    int k = 0;
+    while (k + 1 < nitems && first_of[k + 1] <= i)
+        k++;
+    char t[32];
+    gt_knob_format_value(kind, vals[i], t, sizeof t);
+    err_at(c, r, items[k].off, "%s is listed twice in '%s'", t, name);
+    return -1;
 }
 
 static int is_numeric(enum gt_dim_kind kind)
