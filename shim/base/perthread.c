@@ -14,15 +14,20 @@
 
 static pthread_mutex_t keys_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Whether the key is there, made at the first call of any thread; a key
+ * the process could not have is not asked for again, so that the calls
+ * after it take no lock either. */
 static int has_key(struct gt_perthread *pt)
 {
     if (atomic_load_explicit(&pt->keyed, memory_order_acquire))
         return 1;
+    if (atomic_load_explicit(&pt->tried, memory_order_acquire))
+        return atomic_load_explicit(&pt->keyed, memory_order_acquire);
     pthread_mutex_lock(&keys_lock);
-    if (!pt->tried) {
-        pt->tried = 1;
+    if (!atomic_load_explicit(&pt->tried, memory_order_relaxed)) {
         if (pthread_key_create(&pt->key, free) == 0)
             atomic_store_explicit(&pt->keyed, 1, memory_order_release);
+        atomic_store_explicit(&pt->tried, 1, memory_order_release);
     }
     pthread_mutex_unlock(&keys_lock);
     return atomic_load_explicit(&pt->keyed, memory_order_acquire);

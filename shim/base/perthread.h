@@ -10,7 +10,7 @@
 struct gt_perthread {
     size_t size;        /* of each thread's block */
     atomic_int keyed;   /* key made */
-    int tried;          /* key asked for (under perthread.c's lock) */
+    atomic_int tried;   /* key asked for, set after keyed: a failure is not asked again */
     pthread_key_t key;
 };
 
