@@ -63,6 +63,12 @@ STEADY = 400
 # graph at a time, each replay a turn of that node's signature (some 250 replays for each node), once
 # the variants of every node are built (about 5 s for triton_graphs' four Triton kernels on 16 threads).
 GRAPH_STEADY = 20000
+# Where a workload's kernels have PTX (Triton's), online mode's variants (a register limit, a load cache
+# mode, launch bounds) are built at their first launches, and their turns wait for the builds: on the
+# H200 machine `triton`'s last signature was decided 0.9-1.3 s after its first launch and the guard's last
+# verdict came 1.2-1.6 s after it, where 400 of its 0.3 ms iterations had ended the warm-up at 1.0 s.
+# Iterations of this many cover about 2.5 s of them.
+BUILD_STEADY = 8000
 
 
 def skip(reason):

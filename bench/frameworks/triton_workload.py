@@ -102,4 +102,4 @@ def build():
 
 
 if __name__ == "__main__":
-    fwbench.run(OUT, build, groups=15, per_group=100)
+    fwbench.run(OUT, build, groups=15, per_group=100, warmup=fwbench.BUILD_STEADY)
