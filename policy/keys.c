@@ -963,6 +963,8 @@ static void apply_number(struct ctx *c, const struct gt_raw *r, const char *arg,
         st->watchdog_factor = y;
     else if (strcmp(n, "watchdog.floor_ms") == 0 && real_item(c, r, 0, 0, &y) == 0)
         st->watchdog_floor_ms = y;
+    else if (strcmp(n, "online.settle") == 0 && real_item(c, r, 0, 0, &y) == 0)
+        st->online_settle = y;
 }
 
 static void apply_word(struct ctx *c, const struct gt_raw *r, const char *arg, const struct key *k)
@@ -1025,6 +1027,7 @@ static const struct key keys[] = {
     {"timing.repeat", K_BOTH, 2, 0, apply_number, 0},
     {"timing.remeasure", K_BOTH, 2, 0, apply_number, 0},
     {"side_effects", K_BOTH, 2, 0, apply_word, 0},
+    {"online.settle", K_BOTH, 2, 0, apply_number, 0},
     {"unnamed", K_DEFAULTS, 2, 0, apply_word, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -1153,7 +1156,7 @@ void gt_settings_init(struct gt_settings *st)
     *st = (struct gt_settings){
         .tune = -1, .budget_trials = -1, .budget_seconds = -1, .verify = -1, .verify_abs = -1, .verify_rel = -1,
         .verify_type = -1, .watchdog = -1, .watchdog_factor = -1, .watchdog_floor_ms = -1, .timing_repeat = -1,
-        .timing_remeasure = -1, .side_effects = -1, .unnamed = -1,
+        .timing_remeasure = -1, .side_effects = -1, .online_settle = -1, .unnamed = -1,
     };
 }
 
@@ -1187,6 +1190,7 @@ int gt_settings_merge(struct gt_settings *dst, const struct gt_settings *src)
     FILL(timing_repeat);
     FILL(timing_remeasure);
     FILL(side_effects);
+    FILL(online_settle);
     FILL(unnamed);
     if (!dst->strategy && src->strategy && !(dst->strategy = gt_strdup(src->strategy)))
         return -1;

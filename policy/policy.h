@@ -36,6 +36,8 @@ struct gt_settings {
     double watchdog_factor, watchdog_floor_ms;
     int64_t timing_repeat, timing_remeasure;
     int side_effects;          /* enum gt_side_effects: whether kernels that print, assert or allocate are tuned */
+    double online_settle;      /* online mode: seconds without a turn after which a kernel that runs the original
+                                * everywhere is left alone; 0 never */
     int unnamed;               /* [defaults] only: 1 automatic space, 0 leave alone */
 };
 

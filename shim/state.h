@@ -150,6 +150,7 @@ struct gt_tune_state {
         struct gt_online *all;          /* every trial, for a context's teardown */
         int decided, decided_at_exit;   /* signatures decided on the launches, and at exit */
         double last_decided;            /* CLOCK_MONOTONIC seconds of the last decided on a launch */
+        int settled;                    /* kernels left alone (gt_online_settle) */
     } online;                           /* online.c: GPUTUNE_MODE=online */
 };
 

@@ -235,4 +235,30 @@ check "  the original stays, and says why" grep -q \
     "kernel copy: launch .*: its context was torn down while it was tuned online; the original stays" "$TMP/reset.log"
 is "$(cat "$TMP"/cachereset/minirt-*.ini 2>/dev/null | grep -c '^config = ')" 0 "  nothing is written for it"
 
+# A kernel whose signatures all run the original and take no turn for
+# online.settle seconds settles: its launches pass untouched from then on,
+# and a geometry it meets afterwards runs the original, untried and not
+# written, for a later run to tune.  With online.settle = 0 it never settles
+# and the late geometry is tried.
+for settle in 0.1 0; do
+    cat >"$TMP/settle.ini" <<INI
+[kernel "copy"]
+cache = default, l1
+online.settle = $settle
+INI
+    out=$(FAKECUDA_L1_APP_MS=0.27 GPUTUNE_POLICY="$TMP/settle.ini" GPUTUNE_MODE=online GPUTUNE_LOG=info \
+        GPUTUNE_LOG_FILE="$TMP/settle$settle.log" GPUTUNE_CACHE_DIR="$TMP/cachesettle$settle" shim "$H/minirt" \
+        --copies 400 --pace 1 --late 40)
+    is "$out" "minirt: done" "online.settle = $settle: the application runs"
+done
+is "$(grep -c 'kernel copy: launch grid=8,.* tuned online over 9 launches: the original' "$TMP/settle0.1.log")" 1 \
+    "  settling: the first geometry is tried and keeps the original"
+check "  the kernel settles" grep -q "online mode: 1 kernels settled" "$TMP/settle0.1.log"
+is "$(grep -c 'grid=16,.* tuned online' "$TMP/settle0.1.log")" 0 "  the geometry met afterwards is not tried"
+is "$(grep -c '^config = ' "$TMP"/cachesettle0.1/minirt-*.ini)" 1 "  nor written"
+check "  never settling: the late geometry is tried" grep -q \
+    "kernel copy: launch grid=16,.* tuned online over 9 launches: the original" "$TMP/settle0.log"
+check "  and nothing settles" sh -c "! grep -q 'settled' '$TMP/settle0.log'"
+is "$(grep -c '^config = ' "$TMP"/cachesettle0/minirt-*.ini)" 2 "  both are written"
+
 done_testing

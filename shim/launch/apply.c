@@ -18,7 +18,9 @@
  * go to the cache file.  Cooperative launches always run the original, and
  * launches into a capturing stream run only a configuration already settled
  * (plan.c: gt_plan_run_captured); nothing is tuned while a stream is
- * captured. */
+ * captured.  In online mode a plan that settles (online.c:
+ * gt_online_settle) costs its launches what a plan with nothing to run
+ * does. */
 #include "apply.h"
 #include "alloc.h"
 #include "allowed.h"
@@ -490,7 +492,9 @@ struct verdict {
 struct verdicts {
     struct verdict sets[VERDICT_SETS][VERDICT_WAYS];
     unsigned victim;
+    unsigned hits; /* of choices of the original, in online mode: each SETTLE_EVERY-th asks whether its plan settles */
 };
+#define SETTLE_EVERY 256
 static struct gt_perthread verdicts_of = GT_PERTHREAD_INIT(sizeof(struct verdicts));
 
 /* Why a launch of a planned kernel worked out its signature under the
@@ -573,6 +577,8 @@ static int find_choice(struct gt_plan *p, const struct gt_call *c, struct verdic
     /* A session synchronizes the context, which would break another
      * thread's stream capture: while one is on, tuning waits. */
     *tune = !ch && p->tune && !done && atomic_load(&gt.track.captures) == 0;
+    if (!ch && p->tune && !done)
+        p->last_turn = gt_clock_seconds();
     if (!*tune && !ch && p->ncached && !done) {
         ch = nearest(p, *sig, signature);
         if (!ch)
@@ -611,6 +617,10 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
      * choices later, and they are tune mode's. */
     if (!p->tune && !p->choices)
         return 0;
+    if (atomic_load_explicit(&p->settled, memory_order_relaxed)) {
+        gt_direct_restore(hd);
+        return 0;
+    }
     uint64_t sig = 0;
     char signature[GT_PLAN_SIGNATURE_MAX];
     signature[0] = '\0';
@@ -620,6 +630,8 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     struct verdict *v = verdict_find(verdict_set(t, p, c), p, c, &stale);
     if (v) {
         ch = v->ch;
+        if (gt.mode == GT_MODE_ONLINE && (!ch || !gt_plan_runs(ch)) && ++t->hits % SETTLE_EVERY == 0)
+            gt_online_settle(p);
     } else {
         int tune, waiting = 0;
         unsigned version;
@@ -673,11 +685,12 @@ static int node_call(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_thre
 }
 
 /* Not tuned yet, and this mode tunes it: by a session (tune and retune
- * mode) or, with `online`, on the graph's replays (online mode).  Caller
- * holds the plan's lock. */
+ * mode) or, with `online`, on the graph's replays (online mode, where the
+ * plan has not settled).  Caller holds the plan's lock. */
 static int untuned(struct gt_node *n, int online)
 {
-    return (online ? gt.mode == GT_MODE_ONLINE : gt_session_mode()) && n->p->tune && !gt_plan_find(n->p, n->sig) &&
+    return (online ? gt.mode == GT_MODE_ONLINE : gt_session_mode()) && n->p->tune &&
+           !atomic_load_explicit(&n->p->settled, memory_order_relaxed) && !gt_plan_find(n->p, n->sig) &&
            !gt_plan_is_done(n->p, n->sig);
 }
 

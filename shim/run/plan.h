@@ -48,6 +48,7 @@ struct gt_plan {
                                     * before then (apply.c) is stale */
     int tune;                      /* tune mode may tune it */
     int checks_launch;             /* constraints read the launch: each launch's choice is checked (guard.c) */
+    atomic_int settled;            /* online mode is done with it: launches run the original untouched (online.c) */
     struct gt_choice *choices;
     pthread_mutex_t lock;
     struct gt_kernel *k;
@@ -65,6 +66,7 @@ struct gt_plan {
     size_t nargpos;
     struct gt_centry *cached;      /* its entries in the cache file */
     size_t ncached;
+    double last_turn;              /* when a launch of it last had an undecided signature (online.c) */
     uint64_t *done;                /* signatures tuned or given up in this run */
     size_t ndone, capdone;
     uint64_t *said;                /* signatures whose forbidden choice allowed.c has reported */

@@ -71,6 +71,7 @@
 #define FINAL_ROUNDS 8  /* the second stage's */
 #define SHORTLIST 3     /* the first stage's arms raced again in the second */
 #define HOPELESS 1.2 /* an arm whose fastest launch is this much slower than the original's median gets no more turns */
+#define SETTLE_S 1.0 /* online.settle's default */
 
 #define O (gt.tune.online) /* this module's part of the state */
 
@@ -946,6 +947,40 @@ void gt_online_collect(void)
     pthread_mutex_unlock(&O.lock);
 }
 
+/* A kernel every signature of which has been decided for the original (or
+ * for a configuration the guard dropped), and none of whose launches has
+ * taken a turn for its policy's online.settle seconds, is left alone: its
+ * launches run the original without looking up their signature, as a
+ * kernel with nothing to run or tune does.  That lookup (the thread's
+ * table of choices, its lines evicted by a framework's own work between
+ * launches) is most of what online mode's steady state costs a launch.  A
+ * signature the kernel meets afterwards runs the original and is tuned by a
+ * later run, which finds it missing from the cache file; so is a graph
+ * node of it.  Asked now and then from a launch that ran the original
+ * (launch/apply.c); a trial that begins in between only loses its turns. */
+void gt_online_settle(struct gt_plan *p)
+{
+    const struct gt_settings *st = gt_plan_settings(p);
+    double settle = st && st->online_settle >= 0 ? st->online_settle : SETTLE_S, now = gt_clock_seconds();
+    if (settle <= 0 || !p->tune || atomic_load_explicit(&p->settled, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&p->lock);
+    int quiet = now - p->last_turn >= settle;
+    for (const struct gt_choice *ch = p->choices; quiet && ch; ch = ch->next)
+        quiet = !gt_plan_runs(ch);
+    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_lock(&O.lock);
+    for (const struct gt_online *o = O.all; quiet && o; o = o->next)
+        quiet = o->p != p || o->decided;
+    if (quiet && !atomic_exchange(&p->settled, 1))
+        O.settled++;
+    pthread_mutex_unlock(&O.lock);
+    if (quiet)
+        gt_debug("kernel %s: settled online: every signature runs the original, none took a turn for %.1f s; its "
+                 "launches now pass as an untuned kernel's",
+                 p->shown, settle);
+}
+
 /* At exit, at info: when online mode's trials ended, against the first
  * launch, so that a benchmark can tell whether its timed part ran while
  * signatures still took turns. */
@@ -958,6 +993,10 @@ void gt_online_report(void)
     else if (O.decided_at_exit)
         gt_info("online mode: no signature decided on the application's launches; %d decided at exit",
                 O.decided_at_exit);
+    if (O.settled)
+        gt_info("online mode: %d kernels settled (every signature ran the original, none took a turn for "
+                "online.settle seconds): their launches passed untouched, and a signature they met afterwards ran "
+                "the original, for a later run to tune", O.settled);
     pthread_mutex_unlock(&O.lock);
 }
 

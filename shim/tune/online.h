@@ -40,6 +40,9 @@ struct gt_online_graph {
 int gt_online_node(struct gt_plan *p, struct gt_handle *hd, const struct gt_call *c, uint64_t sig,
                    const char *signature, const struct gt_online_graph *gr, CUresult *r);
 
+/* Leaves plan p alone from now on where online mode is done with it (see online.c). */
+void gt_online_settle(struct gt_plan *p);
+
 /* At exit and before a context goes: decides the trials whose launches are all done (see online.c). */
 void gt_online_collect(void);
 /* At exit, at info: how many signatures were decided, and when the last. */

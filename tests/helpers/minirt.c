@@ -59,6 +59,8 @@
  *                                   retained before the launches and released
  *                                   right after them, without waiting for them,
  *                                   as a program that holds it itself ends
+ *   minirt --copies N --late M      the same, then M launches at grid 16, as a
+ *                                   kernel that meets a new geometry late
  *   minirt --copies N --reset --after M
  *                                   the same, then M launches more, as the same
  *                                   kernel's after a reload (the stand-in's
@@ -396,7 +398,7 @@ static int run_spread(int g, int n, int thrash_kb)
 
 /* --copies and what goes with it. */
 struct copies {
-    int n, pace_ms, suspend_every, reset, release, after, two_contexts, two_nodes, eager, two_streams, app_update;
+    int n, pace_ms, suspend_every, reset, release, after, late, two_contexts, two_nodes, eager, two_streams, app_update;
 };
 
 /* --copies: copy(n, a, x, y) at grid 8 n times, x holding 1, 2, 3, ...;
@@ -431,6 +433,8 @@ static int run_copies(const struct copies *o, CUdeviceptr x, CUdeviceptr y)
         check("cuDevicePrimaryCtxRelease", cu.primaryCtxRelease(0));
     for (int i = 0; i < o->after; i++)
         launch_copy(8);
+    for (int i = 0; i < o->late; i++)
+        launch_copy(16);
     if (!(o->reset || o->release) || o->after)
         check("cuCtxSynchronize", cu.ctxSynchronize());
     say_suspended(o->suspend_every, suspended);
@@ -549,6 +553,8 @@ int main(int argc, char **argv)
             cp.release = 1;
         if (strcmp(argv[i], "--after") == 0 && i + 1 < argc)
             cp.after = atoi(argv[++i]);
+        if (strcmp(argv[i], "--late") == 0 && i + 1 < argc)
+            cp.late = atoi(argv[++i]);
         if (strcmp(argv[i], "--eager") == 0 && i + 1 < argc)
             cp.eager = atoi(argv[++i]);
         if (strcmp(argv[i], "--two-nodes") == 0)
