@@ -4,7 +4,12 @@
  * stream after 1000 warm-up launches; the time from the first launch of
  * the loop to the end of the synchronization that follows it is printed as
  * `launch_loop_seconds S`.  The kernel does nothing, so the time is the
- * launch path: the CUDA runtime, the driver and anything between them. */
+ * launch path: the CUDA runtime, the driver and anything between them.
+ * Then the same loop with the kernel's cache preference set before each
+ * launch, L1 and none by turns, as the shim sets and restores it where one
+ * geometry of a function runs a kept preference and the others the
+ * original: `flip_loop_seconds S`.  That host time is outside what the
+ * guard's events time on the GPU. */
 #include <cuda_runtime.h>
 
 #include <stdio.h>
@@ -48,8 +53,19 @@ int main(int argc, char **argv)
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     double t1 = now();
 
+    double t2 = now();
+    for (long i = 0; i < n; i++) {
+        check(cudaFuncSetCacheConfig(empty_kernel, i & 1 ? cudaFuncCachePreferNone : cudaFuncCachePreferL1),
+              "cudaFuncSetCacheConfig");
+        empty_kernel<<<1, 1, 0, s>>>();
+    }
+    check(cudaGetLastError(), "launch");
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    double t3 = now();
+
     check(cudaStreamDestroy(s), "cudaStreamDestroy");
     printf("launches %ld\n", n);
     printf("launch_loop_seconds %.6f\n", t1 - t0);
+    printf("flip_loop_seconds %.6f\n", t3 - t2);
     return 0;
 }
