@@ -55,13 +55,13 @@ FAKECUDA_MODULE_MS=0.3 app tune within --copy >/dev/null
 is "$(row within)" "ok 300.000" "a variant 1.2 times slower runs whole, timed"
 check "  with the checks in its trial" grep -q '^copy checked ' "$TMP/within.launches"
 
-FAKECUDA_MODULE_MS=0.2 FAKECUDA_WATCHED_MS=0.1 app tune skew --copies 10 >/dev/null
+FAKECUDA_MODULE_MS=0.2 FAKECUDA_WATCHED_MS=0.1 app tune skew --copies 16 >/dev/null
 is "$(row skew)" "ok 200.000" "a faster variant whose checked build reads half its time: timed on its plain build"
 is "$(found skew)" "maxrreg=32 200.00 us against 250.00 us, 1.25x" "  and wins with that time"
 check "  the skew counted" grep -q '; 1 trial ran over 5% off their time with the watchdog.s checks' "$TMP/skew.log"
 is "$(grep -c checked "$TMP/skew.launches")" 1 "  the checks ran once, in its trial"
-is "$(tail -n 9 "$TMP/skew.launches" | sort -u | tr '\n' ' ')" "copy kernel none copy module none " \
-    "  the application's 9 launches after the session: the plain build, and the original under the guard"
+is "$(tail -n 15 "$TMP/skew.launches" | sort -u | tr '\n' ' ')" "copy kernel none copy module none " \
+    "  the application's 15 launches after the session: the plain build, and the original under the guard"
 FAKECUDA_MODULE_MS=0.2 app run run --copies 20 >/dev/null
 check "run mode runs the winner" grep -q "runs 'maxrreg=32'" "$TMP/run.log"
 is "$(grep -c '^copy module ' "$TMP/run.launches")" 20 "  from its plain build at every launch (the guard kept it)"

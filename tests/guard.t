@@ -38,9 +38,9 @@ is "$(grep -c "kernel saxpy.* tuned in .*: cache=l1 200.00 us against 250.00 us"
 check "  its first launches after the session are checked on the application's launches" \
     grep -q "runs 'cache=l1' from tuned now .*; checking it on the application's launches" "$TMP/tune.log"
 
-is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's own launches (4 and 4 timed); kept" \
+is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's own launches (6 and 6 timed); kept" \
     "$TMP/tune.log")" 3 \
-    "  faster in the application too: each signature's configuration is kept, said once, as soon as all times of each are 10% apart"
+    "  faster in the application too: each signature's configuration is kept, said once, as soon as six pairs are each 10% apart"
 check "  the exit line states the effect, and its share of the time since the first launch" \
     grep -q "in the application: of 3 applied configurations checked on its own launches, 3 measured faster and kept (1.2[0-9]x over their [0-9]* launches, [0-9.]* ms of GPU time saved in [0-9.]* s since the first launch, [0-9.]*% of it)" \
     "$TMP/tune.log"
@@ -58,7 +58,7 @@ rm -rf "$TMP/cache"
 FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off minirt tune tune1 >/dev/null
 out=$(FAKECUDA_L1_APP_MS=0.3 minirt run dropped)
 is "$out" "minirt: done" "run mode, the configuration slower in the application: it runs"
-is "$(grep -c "'cache=l1' is not faster than the original on the application's own launches (0.83x, 4 and 4 timed); the original runs from now on" \
+is "$(grep -c "'cache=l1' is not faster than the original on the application's own launches (0.83x, 6 and 6 timed); the original runs from now on" \
     "$TMP/dropped.log")" 3 "  each signature's configuration is dropped, and said so once"
 check "  the exit line counts them" grep -q "of 3 applied configurations checked on its own launches, none measured faster, 3 dropped as not faster" "$TMP/dropped.log"
 is "$(verdicts)" "3 guard = dropped 0.833" "  the cache file records the new verdicts"
@@ -96,16 +96,16 @@ copies() {
 }
 FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off copies tune copy0 >/dev/null
 times=""
-for i in 1 2 3 4 5 6 7 8 9; do
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
     FAKECUDA_L1_APP_MS=0.2 copies run "copy$i" >/dev/null
     times="$times|$(grep -h '^guard' "$TMP"/cache/minirt-*.ini)"
 done
-is "$times" "|guard_times = /|guard_times = 250.000 /|guard_times = 250.000 / 200.000|guard_times = 250.000 / 200.000 200.000|guard_times = 250.000 250.000 / 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000 200.000 200.000|guard = kept 1.250" \
-    "a kernel launched once per run: its times carried from run to run in the cache file, ABBA, to a verdict"
+is "$times" "|guard_times = /|guard_times = 250.000 /|guard_times = 250.000 / 200.000|guard_times = 250.000 / 200.000 200.000|guard_times = 250.000 250.000 / 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000|guard_times = 250.000 250.000 250.000 / 200.000 200.000 200.000|guard_times = 250.000 250.000 250.000 250.000 / 200.000 200.000 200.000|guard_times = 250.000 250.000 250.000 250.000 / 200.000 200.000 200.000 200.000|guard_times = 250.000 250.000 250.000 250.000 250.000 / 200.000 200.000 200.000 200.000|guard_times = 250.000 250.000 250.000 250.000 250.000 / 200.000 200.000 200.000 200.000 200.000|guard_times = 250.000 250.000 250.000 250.000 250.000 250.000 / 200.000 200.000 200.000 200.000 200.000|guard = kept 1.250" \
+    "a kernel launched once per run: its times carried from run to run in the cache file, in pairs, to a verdict"
 check "  each run before it says so" grep -q "1 not judged yet (too few launches; 1 carry their times to the next run)" \
-    "$TMP/copy8.log"
-check "  the ninth run decides" grep -q "'cache=l1' is 1.25x as fast as the original on the application's own launches (4 and 4 timed); kept" \
-    "$TMP/copy9.log"
+    "$TMP/copy12.log"
+check "  the thirteenth run decides" grep -q "'cache=l1' is 1.25x as fast as the original on the application's own launches (6 and 6 timed); kept" \
+    "$TMP/copy13.log"
 
 # A small gain on a kernel whose launches time alike (the stand-in's events
 # are exact): decided after 32 of each, kept from 0.2% faster on.
@@ -123,10 +123,11 @@ for case in "0.249 kept" "0.2497 dropped"; do
     check "  after 32 of each" grep -q "32 and 32 timed" "$TMP/small_$2.log"
 done
 
-# Launches that time unevenly (a 2% spread): 32 of each resolve a gain of
-# about 1% only, 64 of each about 0.7%.  A gain between is measured on to
-# 64 of each and kept there; a gain of 0.4% is not resolved and dropped.
-for case in "0.2478 kept" "0.249 dropped"; do
+# Launches that time unevenly (a 2% spread, each read another step of a
+# cycle): each pair's two launches differ by the cycle's step, the same
+# either way round.  A gain of 0.4% shows in every pair alike and is kept
+# once 32 pairs are read; no gain is dropped as soon as the pairs show it.
+for case in "0.249 kept 32" "0.25 dropped 8"; do
     set -- $case
     rm -rf "$TMP/cache"
     FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_LOG_FILE="$TMP/j0.log" \
@@ -135,8 +136,21 @@ for case in "0.2478 kept" "0.249 dropped"; do
         GPUTUNE_LOG_FILE="$TMP/jitter_$2.log" shim "$H/minirt" --copies 200 >/dev/null
     is "$(grep -h '^guard = ' "$TMP"/cache/minirt-*.ini | cut -d' ' -f1-3)" "guard = $2" \
         "$(awk -v t="$1" 'BEGIN { printf "%.1f", (0.25 / t - 1) * 100 }')% faster, times spread by 2%: $2"
-    check "  after 64 of each" grep -q "64 and 64 timed" "$TMP/jitter_$2.log"
+    check "  after $3 of each" grep -q "$3 and $3 timed" "$TMP/jitter_$2.log"
 done
+
+# A kernel launched from four places an iteration whose times differ (the
+# middle two 0.6 as long), and a configuration exactly as fast as the
+# original: checked in the fixed order ABBA, the middle places always ran
+# the configuration and it read 1.67x faster; in pairs whose order is drawn,
+# both sides run at every place and it is dropped.
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=tune GPUTUNE_LOG_FILE="$TMP/p0.log" \
+    shim "$H/minirt" --copies 200 >/dev/null
+FAKECUDA_PLACES=1,0.6,0.6,1 FAKECUDA_L1_APP_MS=0.25 LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=run GPUTUNE_LOG=info \
+    GPUTUNE_LOG_FILE="$TMP/places.log" shim "$H/minirt" --copies 200 >/dev/null
+is "$(grep -h '^guard = ' "$TMP"/cache/minirt-*.ini | cut -d' ' -f1-3)" "guard = dropped" \
+    "a configuration no faster, launched from four places of unequal times: dropped"
 
 # A host that queues every launch ahead of the GPU (the stand-in's events
 # complete only at a synchronization, as behind long kernels): no time is

@@ -26,7 +26,7 @@ is "$out" "minirt: done" "online mode: the application runs"
 is "$(grep -c "kernel saxpy.* tuned online over 17 launches: cache=l1 200.00 us against 250.00 us, 1.25x" \
     "$TMP/on.log")" 3 \
     "  each signature of saxpy: the original and three other cache preferences, four turns each after one untimed launch"
-is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's own launches (4 and 4 timed); kept" \
+is "$(grep -c "'cache=l1' is 1.25x as fast as the original on the application's own launches (6 and 6 timed); kept" \
     "$TMP/on.log")" 3 "  then checked by the guard on the launches that follow"
 is "$(grep ' warn: \| error: ' "$TMP/on.log")" "" "  without a synchronization or a copy of the shim's own (they would fail)"
 is "$(grep -c '^strategy = online' "$TMP"/cache/minirt-*.ini)" 3 "  the results are written to the cache file"
@@ -260,5 +260,17 @@ check "  never settling: the late geometry is tried" grep -q \
     "kernel copy: launch grid=16,.* tuned online over 9 launches: the original" "$TMP/settle0.log"
 check "  and nothing settles" sh -c "! grep -q 'settled' '$TMP/settle0.log'"
 is "$(grep -c '^config = ' "$TMP"/cachesettle0/minirt-*.ini)" 2 "  both are written"
+
+# No preference for the cache runs exactly as the kernel's own where the
+# application set none: it takes no turns (two arms, nine launches, as for
+# `default, l1` above).
+cat >"$TMP/none.ini" <<'INI'
+[kernel "copy"]
+cache = default, none, l1
+INI
+out=$(FAKECUDA_L1_APP_MS=0.27 GPUTUNE_POLICY="$TMP/none.ini" GPUTUNE_MODE=online GPUTUNE_LOG=info \
+    GPUTUNE_LOG_FILE="$TMP/none.log" GPUTUNE_CACHE_DIR="$TMP/cachenone" shim "$H/minirt" --copies 20)
+check "cache = none where the application set no preference: not tried" grep -q \
+    "kernel copy: launch grid=8,.* tuned online over 9 launches: the original" "$TMP/none.log"
 
 done_testing

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
+uint64_t gt_hash_mix(uint64_t x)
 {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ULL;
@@ -30,10 +30,10 @@ uint64_t gt_hash64_seeded(const void *data, size_t size, uint64_t seed)
     for (; i + 8 <= size; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        h = (h ^ mix(w)) * 0x9e3779b97f4a7c15ULL;
+        h = (h ^ gt_hash_mix(w)) * 0x9e3779b97f4a7c15ULL;
         h = (h << 29) | (h >> 35);
     }
     uint64_t tail = 0;
     memcpy(&tail, p + i, size - i);
-    return mix(h ^ mix(tail ^ 0x1234567ULL));
+    return gt_hash_mix(h ^ gt_hash_mix(tail ^ 0x1234567ULL));
 }

@@ -25,19 +25,6 @@ static const CUfunc_cache cache_modes[] = {
     [GT_CACHE_L1] = CU_FUNC_CACHE_PREFER_L1, [GT_CACHE_EQUAL] = CU_FUNC_CACHE_PREFER_EQUAL,
 };
 
-/* The cache preference the application set on the kernel for the current device. */
-static CUfunc_cache own_cache(const struct gt_handle *hd, CUdevice dev)
-{
-    struct gt_kernel *k = hd->kernel;
-    int v = CU_FUNC_CACHE_PREFER_NONE;
-    pthread_mutex_lock(&k->lock);
-    for (int i = 0; i < k->nsettings; i++)
-        if (k->settings[i].attr == GT_SET_CACHE_CONFIG && (k->settings[i].device < 0 || k->settings[i].device == dev))
-            v = k->settings[i].value;
-    pthread_mutex_unlock(&k->lock);
-    return (CUfunc_cache)v;
-}
-
 static CUresult set_cache(struct gt_handle *hd, CUfunc_cache v, CUdevice dev)
 {
     if (hd->kind == GT_HANDLE_KERNEL)
@@ -54,7 +41,8 @@ static CUresult ensure_cache(struct gt_handle *hd, int want)
     CUdevice dev = 0;
     CUresult r = gt.drv.cuCtxGetDevice(&dev);
     if (r == CUDA_SUCCESS)
-        r = set_cache(hd, want == GT_CACHE_DEFAULT ? own_cache(hd, dev) : cache_modes[want], dev);
+        r = set_cache(hd, want == GT_CACHE_DEFAULT ? (CUfunc_cache)gt_reg_own_cache(hd->kernel, dev) : cache_modes[want],
+                      dev);
     if (r == CUDA_SUCCESS)
         atomic_store_explicit(&hd->cache_now, want, memory_order_relaxed);
     return r;

@@ -6,22 +6,31 @@
  * variables copied in and out, launch-time settings), the caches its
  * neighbours left, the stream it shares.  So the first launches of every
  * applied configuration alternate between it and the original (after one
- * untimed launch of each, in the order ABBA so that a drift in the
- * application's own pace cancels), each timed by two events on the
- * application's stream around everything the shim does for that launch.
+ * untimed launch of each, then in pairs of one of each whose order is
+ * drawn, so that a drift in the application's own pace cancels and no
+ * place in the application that launches the kernel keeps one side: side),
+ * each timed by two events on the application's stream around everything
+ * the shim does for that launch.
  * Nothing waits: the events are read as later launches find them done,
  * and once more at exit and before their context goes (launch/apply.c:
  * gt_apply_collect), with at most WINDOW of them out unread.
- * After EARLY_EACH of each, one whose every time is beyond every time of
- * the original by EARLY_GAP (a variant many times faster, or slower) is
- * decided at once, so that a large gain is not spent running the original
- * for the check.  After MIN_EACH of each, a configuration clearly faster
- * (by CLEAR, and by more than the times' own spread) is kept and one not
- * faster at all is dropped.  Anything between is judged after LOOK_EACH of
- * each and again after MAX_EACH: kept where it is GT_GUARD_GAIN faster and the
- * medians resolve the gain (Z standard errors of their difference, which
- * more launches shrink), dropped where it is not GT_GUARD_GAIN faster or
- * MAX_EACH did not resolve it.  A dropped
+ * The two launches of a pair run beside each other in the application, so
+ * the check reads each pair's ratio: what varies over a run, and between
+ * the places an application launches the kernel from (which time it
+ * differently, and put the times of either side into two heaps or more,
+ * between which a side's median jumps), weighs on both alike.  After
+ * EARLY_EACH pairs, one where every pair differs by EARLY_GAP the same way
+ * (a variant many times faster, or slower) is decided at once, so that a
+ * large gain is not spent running the original for the check: six pairs,
+ * so that where the places differ by more than that, a configuration no
+ * faster passes one time in 64 at most.  After MIN_EACH pairs, one faster
+ * in fewer pairs than not (Wilcoxon's signed-rank statistic of the pairs'
+ * log ratios at or below its mean) is dropped, and one faster beyond chance
+ * (Z standard deviations of that statistic) by CLEAR is kept, its gain the
+ * Hodges-Lehmann estimate of the ratios' centre.  Anything between is
+ * judged after LOOK_EACH pairs and again after MAX_EACH: kept where it is
+ * faster beyond chance and by GT_GUARD_GAIN, dropped where it is not
+ * GT_GUARD_GAIN faster or MAX_EACH did not resolve it.  A dropped
  * configuration gives way to the original for good, and one kept is not
  * checked again by later runs (the cache file keeps both verdicts, and a
  * driver or image that changes makes a new entry).  A kernel launched too
@@ -32,6 +41,7 @@
 #include "guard.h"
 #include "alloc.h"
 #include "cachefile.h"
+#include "hash.h"
 #include "median.h"
 #include "state.h"
 
@@ -41,13 +51,13 @@
 #include <string.h>
 
 #define WARMUP 2       /* untimed: one launch of each */
-#define EARLY_EACH 4
+#define EARLY_EACH 6
 #define EARLY_GAP 0.10
 #define MIN_EACH 8
 #define LOOK_EACH 32
 #define MAX_EACH GT_CENTRY_GUARD_TIMES /* as many as the cache file carries */
 #define CLEAR 0.03
-#define Z 2.2      /* about one no-gain configuration in 70 passes a look by chance */
+#define Z 2.2      /* about one no-gain configuration in 70 passes a look by chance, one-sided */
 #define NSLOTS (WARMUP + 2 * MAX_EACH)
 /* Slots handed out and not read yet, at most: where the host runs far
  * ahead of the GPU (launches queued behind long kernels) every launch would
@@ -61,10 +71,17 @@ void gt_guard_init(struct gt_guard *g)
     pthread_mutex_init(&g->lock, NULL);
 }
 
-/* ABBA: original, configuration, configuration, original. */
-static int abba(int i)
+/* Timed launch j's side: the launches go in pairs, one of each, the side
+ * that goes first drawn for each pair from a fixed pseudo-random sequence.
+ * A fixed order lines up with an application that launches the same
+ * signature from several places an iteration: with ABBA and four such
+ * places, each place always ran the same side, and the check compared the
+ * places (PyTorch's elementwise add read 1.58x faster with a cache
+ * preference the same as its own).  In pairs a drift in the application's
+ * pace cancels as in ABBA, and no place keeps one side. */
+static int side(int j)
 {
-    return (i & 3) == 1 || (i & 3) == 2;
+    return (j & 1) ^ (int)(gt_hash_mix((uint64_t)j >> 1) & 1);
 }
 
 /* Launch i of this run: one untimed launch of each first, unless it goes on
@@ -73,7 +90,7 @@ static int make_slot(struct gt_guard *g, int i)
 {
     struct gt_guard_slot *s = &g->slots[i];
     int warmup = g->resumed ? 0 : WARMUP;
-    s->variant = i < warmup ? i & 1 : abba(i - warmup + g->carried);
+    s->variant = i < warmup ? i & 1 : side(i - warmup + g->carried);
     s->timed = i >= warmup;
     if (!s->timed)
         return 0;
@@ -149,64 +166,115 @@ static void read_done(struct gt_guard *g)
     }
 }
 
-/* What one side's times say: their median, their spread (the interquartile
- * range over the median), the fastest and the slowest. */
-struct times {
-    double med, spread, lo, hi;
-};
-
-static struct times summarize(const double *v, int n)
+/* The pairs' log ratios, original over configuration (above 0: the
+ * configuration was faster in that pair), of the first n pairs: the k-th
+ * time of each side was taken in the k-th pair (side). */
+static void pair_logs(const struct gt_guard *g, int n, double *l)
 {
-    double t[MAX_EACH];
-    memcpy(t, v, (size_t)n * sizeof *t);
-    double m = gt_median(t, n); /* sorts t */
-    return (struct times){m, (t[3 * n / 4] - t[n / 4]) / m, t[0], t[n - 1]};
+    for (int k = 0; k < n; k++)
+        l[k] = log(g->us[0][k]) - log(g->us[1][k]); /* not log(a / b): a pair and its mirror cancel exactly */
 }
 
-/* Every time of one side beyond every time of the other by EARLY_GAP:
- * -1 the configuration is faster, 1 slower, 0 neither. */
-static int separated(const struct times *orig, const struct times *cfg)
+static int by_size(const void *a, const void *b)
 {
-    return cfg->hi < orig->lo * (1 - EARLY_GAP) ? -1 : cfg->lo > orig->hi * (1 + EARLY_GAP) ? 1 : 0;
+    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+    return (x > y) - (x < y);
 }
 
-/* The least gain two sides' medians resolve, relative: Z standard errors
- * of their difference.  A median's standard error is about 1.25 sigma over
- * the root of its count, and sigma about the interquartile range over 1.35
- * (normal times), so 0.93 spread / sqrt(n) each.  At 32 of each and equal
- * spreads it is half the spread; at 64, 0.36 of it. */
-static double resolved(const struct times *t0, int n0, const struct times *t1, int n1)
+/* Wilcoxon's signed-rank statistic of the n log ratios, as standard
+ * normal deviates (ties share their ranks; a pair of equal times counts
+ * half to each side): above Z, the configuration is faster in more pairs,
+ * and by more, than chance leaves. */
+static double signed_rank_z(const double *l, int n)
 {
-    double a = t0->spread * t0->spread / n0, b = t1->spread * t1->spread / n1;
-    return Z * 0.93 * sqrt(a + b);
+    double a[MAX_EACH], w = 0;
+    memcpy(a, l, (size_t)n * sizeof *a);
+    qsort(a, (size_t)n, sizeof *a, by_size);
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && fabs(a[j]) == fabs(a[i]))
+            j++;
+        double rank = (i + 1 + j) / 2.0; /* ranks i+1..j, averaged */
+        for (int k = i; k < j; k++)
+            w += a[k] > 0 ? rank : a[k] == 0 ? rank / 2 : 0;
+        i = j;
+    }
+    double mean = n * (n + 1) / 4.0, var = n * (n + 1) * (2.0 * n + 1) / 24;
+    return (w - mean) / sqrt(var);
 }
 
-/* A difference counts only beyond the spread of the times it comes from:
- * launches that share the GPU with other streams' work time unevenly. */
+/* The Hodges-Lehmann estimate of the log ratios' centre: the median of
+ * every pair's average, themselves included.  Where the kernel's places
+ * in the application time differently, the log ratios gather around two
+ * values or more, between which their median jumps with one pair more;
+ * this estimate stays between them.  Without memory for the averages,
+ * their median. */
+static double hodges_lehmann(const double *l, int n)
+{
+    int m = n * (n + 1) / 2, at = 0;
+    double *w = gt_malloc((size_t)m * sizeof *w), own[MAX_EACH];
+    if (!w) {
+        memcpy(own, l, (size_t)n * sizeof *own);
+        return gt_median(own, n);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i; j < n; j++)
+            w[at++] = (l[i] + l[j]) / 2;
+    double c = gt_median(w, m);
+    free(w);
+    return c;
+}
+
+/* Every pair beyond EARLY_GAP the same way: -1 the configuration is
+ * faster, 1 slower, 0 neither. */
+static int separated(const double *l, int n)
+{
+    int faster = 1, slower = 1;
+    for (int k = 0; k < n; k++) {
+        faster &= l[k] > -log(1 - EARLY_GAP);
+        slower &= l[k] < -log(1 + EARLY_GAP);
+    }
+    return faster ? -1 : slower ? 1 : 0;
+}
+
+/* A verdict from the pairs: their log ratios judged together, each pair's
+ * two launches beside each other in the application, so that what varies
+ * over its run, and between the places it launches the kernel from, is in
+ * both sides alike. */
 static void decide(struct gt_guard *g)
 {
     int n = g->n[0] < g->n[1] ? g->n[0] : g->n[1];
     if (n < EARLY_EACH)
         return;
-    struct times t0 = summarize(g->us[0], g->n[0]), t1 = summarize(g->us[1], g->n[1]);
-    g->med[0] = t0.med;
-    g->med[1] = t1.med;
-    g->ratio = g->med[1] / g->med[0];
+    double l[MAX_EACH], t[MAX_EACH];
+    pair_logs(g, n, l);
+    for (int s = 0; s < 2; s++) {
+        memcpy(t, g->us[s], (size_t)n * sizeof *t);
+        g->med[s] = gt_median(t, n);
+    }
     if (n < MIN_EACH) {
-        int side = separated(&t0, &t1);
+        int side = separated(l, n);
+        g->ratio = exp(-hodges_lehmann(l, n));
         if (side)
             g->verdict = side < 0 ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
         return;
     }
-    double noise = t0.spread > t1.spread ? t0.spread : t1.spread;
-    double clear = noise > CLEAR ? noise : CLEAR, gain = 1 - g->ratio;
-    if (gain >= clear) {
-        g->verdict = GT_GUARD_KEPT;
-    } else if (gain <= 0) {
+    double z = signed_rank_z(l, n);
+    if (z <= 0) { /* not faster in more pairs than not */
+        g->ratio = exp(-hodges_lehmann(l, n));
         g->verdict = GT_GUARD_DROPPED;
-    } else if (n >= MAX_EACH || (n >= LOOK_EACH && !g->looked)) {
+        return;
+    }
+    int look = n >= MAX_EACH || (n >= LOOK_EACH && !g->looked);
+    if (z < Z && !look)
+        return;
+    g->ratio = exp(-hodges_lehmann(l, n));
+    double gain = 1 - g->ratio;
+    if (z >= Z && gain >= CLEAR) {
+        g->verdict = GT_GUARD_KEPT;
+    } else if (look) {
         g->looked = 1;
-        if (gain > GT_GUARD_GAIN && gain > resolved(&t0, g->n[0], &t1, g->n[1]))
+        if (z >= Z && gain > GT_GUARD_GAIN)
             g->verdict = GT_GUARD_KEPT;
         else if (gain <= GT_GUARD_GAIN || n >= MAX_EACH)
             g->verdict = GT_GUARD_DROPPED;

@@ -458,6 +458,17 @@ void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_e
         note_geometry(k, g, f);
 }
 
+int gt_reg_own_cache(struct gt_kernel *k, int device)
+{
+    int v = CU_FUNC_CACHE_PREFER_NONE;
+    pthread_mutex_lock(&k->lock);
+    for (int i = 0; i < k->nsettings; i++)
+        if (k->settings[i].attr == GT_SET_CACHE_CONFIG && (k->settings[i].device < 0 || k->settings[i].device == device))
+            v = k->settings[i].value;
+    pthread_mutex_unlock(&k->lock);
+    return v;
+}
+
 void gt_reg_note_setting(void *h, int attr, int value, int device)
 {
     struct gt_handle *hd = gt_reg_lookup(h);

@@ -130,6 +130,9 @@ void gt_reg_note_launch(struct gt_handle *hd, const struct gt_geom *g, enum gt_e
  * handle kind `kind` (-1: any). */
 unsigned long gt_reg_launches(struct gt_kernel *k, int entry, int kind);
 void gt_reg_note_setting(void *h, int attr, int value, int device);
+/* The cache preference (a CUfunc_cache) the application set on kernel k for
+ * device `device`: CU_FUNC_CACHE_PREFER_NONE where it set none. */
+int gt_reg_own_cache(struct gt_kernel *k, int device);
 const char *gt_reg_entry_name(enum gt_entry e);
 
 #endif

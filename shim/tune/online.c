@@ -12,7 +12,7 @@
  * variables mirrored on the application's stream.  A kernel with neither
  * PTX nor source tries the launch-time knobs alone.  Once every build has
  * ended, the candidates and the original take turns on the signature's own
- * launches: after one untimed launch, ROUNDS rounds in rotating order,
+ * launches: after one untimed launch, ROUNDS rounds each in a drawn order,
  * each launch timed by two events on the application's stream and read
  * later without waiting.  A kernel that runs in a CUDA graph takes its
  * turns on the graph's replays instead (gt_online_node, from
@@ -52,6 +52,7 @@
 #include "clock.h"
 #include "direct.h"
 #include "guard.h"
+#include "hash.h"
 #include "jit.h"
 #include "median.h"
 #include "plan.h"
@@ -287,8 +288,11 @@ static void afresh(struct gt_online *o)
 }
 
 /* The slots of one stage: `rounds` turns of each of the n arms in `arms`,
- * in rotating order, after one untimed launch when `untimed`.  The
- * stage's times start afresh. */
+ * each round in an order drawn from a fixed pseudo-random sequence, after
+ * one untimed launch when `untimed`.  A fixed rotation lines up with an
+ * application that launches the signature from several places an
+ * iteration, which time it differently: some arms then took their turns at
+ * the faster places.  The stage's times start afresh. */
 static int schedule(struct gt_online *o, const int *arms, int n, int rounds, int untimed)
 {
     struct slot *s = gt_calloc((size_t)(untimed + n * rounds), sizeof *s);
@@ -297,11 +301,31 @@ static int schedule(struct gt_online *o, const int *arms, int n, int rounds, int
     free(o->slots);
     o->slots = s;
     o->nslots = untimed + n * rounds;
-    for (int i = 0; i < o->nslots; i++)
-        s[i] = (struct slot){.arm = i < untimed ? 0 : arms[((i - untimed) % n + (i - untimed) / n) % n],
-                             .timed = i >= untimed};
+    for (int i = 0; i < untimed; i++)
+        s[i] = (struct slot){.arm = 0};
+    for (int r = 0; r < rounds; r++) {
+        struct slot *round = s + untimed + r * n;
+        for (int i = 0; i < n; i++)
+            round[i] = (struct slot){.arm = arms[i], .timed = 1};
+        for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+            int j = (int)(gt_hash_mix((uint64_t)r << 32 | (uint64_t)i) % (uint64_t)(i + 1));
+            struct slot t = round[i];
+            round[i] = round[j];
+            round[j] = t;
+        }
+    }
     afresh(o);
     return 0;
+}
+
+/* Whether value v of dimension dim runs exactly as its default: no
+ * preference for the cache where the application set none on the kernel
+ * (`own_none`), which a framework's kernels seldom have.  Its turns would
+ * be spent on noise, and a win the guard kept would set the function's
+ * preference back and forth for nothing. */
+static int as_default(const struct gt_dim *dim, uint32_t v, int own_none)
+{
+    return dim->kind == GT_DIM_CACHE && dim->values[v] == GT_CACHE_NONE && own_none;
 }
 
 /* Every configuration one knob away from the arm `ref`'s, as arms; a
@@ -312,8 +336,13 @@ static int add_neighbours(struct gt_online *o, struct gt_plan *p, int ref, const
     const struct gt_space *sp = p->space;
     uint32_t *cfg = gt_malloc((sp->ndims + 1) * sizeof *cfg);
     int bad = !cfg;
+    CUdevice dev;
+    int own_none = gt.drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+                   gt_reg_own_cache(p->k, (int)dev) == CU_FUNC_CACHE_PREFER_NONE;
     for (size_t d = 0; !bad && d < sp->ndims; d++)
         for (uint32_t v = 0; !bad && sp->dims[d].kind != GT_DIM_PARAM && v < sp->dims[d].n; v++) {
+            if (as_default(&sp->dims[d], v, own_none))
+                continue;
             memcpy(cfg, o->arms[ref].cfg, (sp->ndims + 1) * sizeof *cfg);
             cfg[d] = v;
             bad = v != o->arms[ref].cfg[d] && add_arm(o, p, cfg, l) != 0;

@@ -26,8 +26,9 @@
  * it ran a function of a module loaded by cuModuleLoadData (a variant the
  * shim built), and FAKECUDA_BOTH_APP_MS on the default stream when that
  * function also prefers L1; FAKECUDA_JITTER spreads the default stream's
- * times (jitter); FAKECUDA_GRID_MS="G:MS" times MS where nothing above set
- * a time and the launch's grid was G wide.  FAKECUDA_NOISE makes copy compute (noisy_copy), and
+ * times (jitter), FAKECUDA_PLACES varies them by the launch's place
+ * (place); FAKECUDA_GRID_MS="G:MS" times MS where nothing above set a time
+ * and the launch's grid was G wide.  FAKECUDA_NOISE makes copy compute (noisy_copy), and
  * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
@@ -933,6 +934,25 @@ static float jitter(void)
     return j ? 1.0f + strtof(j, NULL) * (float)(atomic_fetch_add(&turn, 1) % 5 - 2) / 2.0f : 1.0f;
 }
 
+/* FAKECUDA_PLACES=F0,F1,...: the application's stream's times in turn
+ * multiplied by F0, F1, ... (K factors: read k by F(k mod K)), as an
+ * application that launches a kernel from K places an iteration, each with
+ * its own inputs and neighbours. */
+static float place(void)
+{
+    static atomic_int turn;
+    const char *p = getenv("FAKECUDA_PLACES");
+    if (!p || !*p)
+        return 1.0f;
+    int k = 1;
+    for (const char *c = p; *c; c++)
+        k += *c == ',';
+    int at = atomic_fetch_add(&turn, 1) % k;
+    while (at-- > 0)
+        p = strchr(p, ',') + 1;
+    return strtof(p, NULL);
+}
+
 static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
 {
     (void)a;
@@ -963,7 +983,7 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
     char *at;
     if (!v && g && strtoul(g, &at, 10) == end->grid && *at == ':')
         v = at + 1;
-    *ms = (v ? strtof(v, NULL) : 0.25f) * (end->stream ? 1.0f : jitter());
+    *ms = (v ? strtof(v, NULL) : 0.25f) * (end->stream ? 1.0f : jitter() * place());
     return CUDA_SUCCESS;
 }
 
