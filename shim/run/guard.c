@@ -244,8 +244,9 @@ static int separated(const double *l, int n)
 static void decide(struct gt_guard *g)
 {
     int n = g->n[0] < g->n[1] ? g->n[0] : g->n[1];
-    if (n < EARLY_EACH)
+    if (n < EARLY_EACH || n == g->judged)
         return;
+    g->judged = n;
     double l[MAX_EACH], t[MAX_EACH];
     pair_logs(g, n, l);
     for (int s = 0; s < 2; s++) {

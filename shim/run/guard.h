@@ -32,7 +32,8 @@ struct gt_guard {
     double *us[2];            /* times read: the original's, the configuration's */
     int n[2];
     double med[2];            /* median times, once decided */
-    double ratio;             /* the configuration's median time over the original's */
+    double ratio;             /* the configuration's time over the original's (the pairs' estimate) */
+    int judged;               /* pairs the last judgement read: the next waits for one more */
     int broken;               /* an event failed: no verdict will come */
     int earlier;              /* the verdict is an earlier run's (gt_guard_kept_before) */
     int resumed;              /* goes on from earlier runs (gt_guard_resume): no warm-up */
