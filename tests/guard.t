@@ -104,6 +104,13 @@ is "$times" "|guard_times = /|guard_times = 250.000 /|guard_times = 250.000 / 20
     "a kernel launched once per run: its times carried from run to run in the cache file, in pairs, to a verdict"
 check "  each run before it says so" grep -q "1 not judged yet (too few launches; 1 carry their times to the next run)" \
     "$TMP/copy12.log"
+cp "$TMP"/cache/minirt-*.ini "$TMP/kept.ini"
+sed -i 's|^guard = .*|guard_times = 250.000 / inf|' "$TMP"/cache/minirt-*.ini
+FAKECUDA_L1_APP_MS=0.2 copies run copybad >/dev/null
+check "  times in the cache file that do not read (inf): the entry is not used, said with its line" \
+    grep -q "warn: .*(line 7) dropped: line 23: bad guard_times; tuned configurations from it are not used" \
+    "$TMP/copybad.log"
+cp "$TMP/kept.ini" "$TMP"/cache/minirt-*.ini
 check "  the thirteenth run decides" grep -q "'cache=l1' is 1.25x as fast as the original on the application's own launches (6 and 6 timed); kept" \
     "$TMP/copy13.log"
 

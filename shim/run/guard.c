@@ -321,17 +321,19 @@ int gt_guard_resume(struct gt_guard *g, const char *times)
         } else if (*times == '/' && !side) {
             side = 1;
             times++;
-        } else if (end != times && us > 0 && g->n[side] < MAX_EACH) {
-            if (add_time(g, side, us) != 0)
-                return -1;
+        } else if (end != times && us > 0 && g->n[side] < MAX_EACH && add_time(g, side, us) == 0) {
             times = end;
         } else {
             break;
         }
     }
+    if (*times) { /* none of them: the check starts afresh */
+        g->n[0] = g->n[1] = 0;
+        return -1;
+    }
     g->carried = g->n[0] + g->n[1];
     g->resumed = 1;
-    return *times ? -1 : 0;
+    return 0;
 }
 
 static size_t put_times(char *out, size_t cap, size_t len, const double *us, int n)

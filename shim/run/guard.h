@@ -54,7 +54,7 @@ void gt_guard_detach(struct gt_guard *g);
 /* A kernel launched too rarely for a verdict in one run is judged over
  * several: the times an earlier run measured ("O1 O2 .. / C1 C2 ..", as
  * the cache file keeps them) count as if measured now.  0, or -1 when
- * out of memory or the text does not read. */
+ * out of memory or the text does not read: then none of them count. */
 int gt_guard_resume(struct gt_guard *g, const char *times);
 /* An earlier run kept the configuration, `speedup` times as fast there:
  * it runs unchecked. */
