@@ -54,7 +54,8 @@ EXAMPLES  := $(BUILD)/examples/runtime_app $(BUILD)/examples/runtime_app_ptds \
              $(BUILD)/examples/threads_app $(BUILD)/examples/suite
 BENCH     := $(BUILD)/bench/empty_launches $(BUILD)/bench/compile $(BUILD)/bench/transpose.ptx \
              $(BUILD)/bench/snapshot_app $(BUILD)/bench/watchdog_overhead $(BUILD)/bench/watchdog_kernels.ptx \
-             $(BUILD)/bench/peak $(BUILD)/bench/replay $(BUILD)/bench/timing_kinds $(BUILD)/bench/graph_driver
+             $(BUILD)/bench/peak $(BUILD)/bench/replay $(BUILD)/bench/timing_kinds $(BUILD)/bench/graph_driver \
+             $(BUILD)/bench/guard_rule
 
 all: $(BUILD)/libgputune.so $(UNIT) $(HELPERS) $(EXAMPLES) $(BENCH)
 
@@ -249,6 +250,10 @@ $(BUILD)/bench/compile: bench/compile.c $(BUILD)/libgtcore.a
 	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
 
 $(BUILD)/bench/replay: bench/replay.c $(BUILD)/libgtcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
+
+$(BUILD)/bench/guard_rule: bench/guard_rule.c $(BUILD)/libgtcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ $(BUILD)/libgtcore.a $(CORE_LIBS)
 

@@ -14,23 +14,11 @@
  * Nothing waits: the events are read as later launches find them done,
  * and once more at exit and before their context goes (launch/apply.c:
  * gt_apply_collect), with at most WINDOW of them out unread.
- * The two launches of a pair run beside each other in the application, so
- * the check reads each pair's ratio: what varies over a run, and between
- * the places an application launches the kernel from (which time it
- * differently, and put the times of either side into two heaps or more,
- * between which a side's median jumps), weighs on both alike.  After
- * EARLY_EACH pairs, one where every pair differs by EARLY_GAP the same way
- * (a variant many times faster, or slower) is decided at once, so that a
- * large gain is not spent running the original for the check: six pairs,
- * so that where the places differ by more than that, a configuration no
- * faster passes one time in 64 at most.  After MIN_EACH pairs, one faster
- * in fewer pairs than not (Wilcoxon's signed-rank statistic of the pairs'
- * log ratios at or below its mean) is dropped, and one faster beyond chance
- * (Z standard deviations of that statistic) by CLEAR is kept, its gain the
- * Hodges-Lehmann estimate of the ratios' centre.  Anything between is
- * judged after LOOK_EACH pairs and again after MAX_EACH: kept where it is
- * faster beyond chance and by GT_GUARD_GAIN, dropped where it is not
- * GT_GUARD_GAIN faster or MAX_EACH did not resolve it.  A dropped
+ * Each pair's ratio is read, and the verdict comes from the pairs
+ * (base/pairs.c: gt_pairs_judge): after six, where every pair is 10% apart
+ * the same way; after eight, dropped where the configuration is faster in
+ * fewer pairs than not, kept where it is faster beyond chance by 3%; else
+ * at 32 and at MAX_EACH pairs, kept from GT_GUARD_GAIN faster.  A dropped
  * configuration gives way to the original for good, and one kept is not
  * checked again by later runs (the cache file keeps both verdicts, and a
  * driver or image that changes makes a new entry).  A kernel launched too
@@ -50,14 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WARMUP 2       /* untimed: one launch of each */
-#define EARLY_EACH 6
-#define EARLY_GAP 0.10
-#define MIN_EACH 8
-#define LOOK_EACH 32
+#define WARMUP 2                         /* untimed: one launch of each */
+#define MIN_EACH 8                       /* pairs the window below lets out unread */
 #define MAX_EACH GT_CENTRY_GUARD_TIMES /* as many as the cache file carries */
-#define CLEAR 0.03
-#define Z 2.2      /* about one no-gain configuration in 70 passes a look by chance, one-sided */
+_Static_assert(MAX_EACH <= GT_PAIRS_MAX, "the pairs judged hold every time the cache file carries");
 #define NSLOTS (WARMUP + 2 * MAX_EACH)
 /* Slots handed out and not read yet, at most: where the host runs far
  * ahead of the GPU (launches queued behind long kernels) every launch would
@@ -175,111 +159,22 @@ static void pair_logs(const struct gt_guard *g, int n, double *l)
         l[k] = log(g->us[0][k]) - log(g->us[1][k]); /* not log(a / b): a pair and its mirror cancel exactly */
 }
 
-static int by_size(const void *a, const void *b)
-{
-    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
-    return (x > y) - (x < y);
-}
-
-/* Wilcoxon's signed-rank statistic of the n log ratios, as standard
- * normal deviates (ties share their ranks; a pair of equal times counts
- * half to each side): above Z, the configuration is faster in more pairs,
- * and by more, than chance leaves. */
-static double signed_rank_z(const double *l, int n)
-{
-    double a[MAX_EACH], w = 0;
-    memcpy(a, l, (size_t)n * sizeof *a);
-    qsort(a, (size_t)n, sizeof *a, by_size);
-    for (int i = 0; i < n;) {
-        int j = i;
-        while (j < n && fabs(a[j]) == fabs(a[i]))
-            j++;
-        double rank = (i + 1 + j) / 2.0; /* ranks i+1..j, averaged */
-        for (int k = i; k < j; k++)
-            w += a[k] > 0 ? rank : a[k] == 0 ? rank / 2 : 0;
-        i = j;
-    }
-    double mean = n * (n + 1) / 4.0, var = n * (n + 1) * (2.0 * n + 1) / 24;
-    return (w - mean) / sqrt(var);
-}
-
-/* The Hodges-Lehmann estimate of the log ratios' centre: the median of
- * every pair's average, themselves included.  Where the kernel's places
- * in the application time differently, the log ratios gather around two
- * values or more, between which their median jumps with one pair more;
- * this estimate stays between them.  Without memory for the averages,
- * their median. */
-static double hodges_lehmann(const double *l, int n)
-{
-    int m = n * (n + 1) / 2, at = 0;
-    double *w = gt_malloc((size_t)m * sizeof *w), own[MAX_EACH];
-    if (!w) {
-        memcpy(own, l, (size_t)n * sizeof *own);
-        return gt_median(own, n);
-    }
-    for (int i = 0; i < n; i++)
-        for (int j = i; j < n; j++)
-            w[at++] = (l[i] + l[j]) / 2;
-    double c = gt_median(w, m);
-    free(w);
-    return c;
-}
-
-/* Every pair beyond EARLY_GAP the same way: -1 the configuration is
- * faster, 1 slower, 0 neither. */
-static int separated(const double *l, int n)
-{
-    int faster = 1, slower = 1;
-    for (int k = 0; k < n; k++) {
-        faster &= l[k] > -log(1 - EARLY_GAP);
-        slower &= l[k] < -log(1 + EARLY_GAP);
-    }
-    return faster ? -1 : slower ? 1 : 0;
-}
-
-/* A verdict from the pairs: their log ratios judged together, each pair's
- * two launches beside each other in the application, so that what varies
- * over its run, and between the places it launches the kernel from, is in
- * both sides alike. */
+/* A verdict from the pairs (base/pairs.c), once one more is complete. */
 static void decide(struct gt_guard *g)
 {
     int n = g->n[0] < g->n[1] ? g->n[0] : g->n[1];
-    if (n < EARLY_EACH || n == g->judged)
+    if (n == g->judged)
         return;
     g->judged = n;
     double l[MAX_EACH], t[MAX_EACH];
     pair_logs(g, n, l);
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 2 && n; s++) {
         memcpy(t, g->us[s], (size_t)n * sizeof *t);
         g->med[s] = gt_median(t, n);
     }
-    if (n < MIN_EACH) {
-        int side = separated(l, n);
-        g->ratio = exp(-hodges_lehmann(l, n));
-        if (side)
-            g->verdict = side < 0 ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
-        return;
-    }
-    double z = signed_rank_z(l, n);
-    if (z <= 0) { /* not faster in more pairs than not */
-        g->ratio = exp(-hodges_lehmann(l, n));
-        g->verdict = GT_GUARD_DROPPED;
-        return;
-    }
-    int look = n >= MAX_EACH || (n >= LOOK_EACH && !g->looked);
-    if (z < Z && !look)
-        return;
-    g->ratio = exp(-hodges_lehmann(l, n));
-    double gain = 1 - g->ratio;
-    if (z >= Z && gain >= CLEAR) {
-        g->verdict = GT_GUARD_KEPT;
-    } else if (look) {
-        g->looked = 1;
-        if (z >= Z && gain > GT_GUARD_GAIN)
-            g->verdict = GT_GUARD_KEPT;
-        else if (gain <= GT_GUARD_GAIN || n >= MAX_EACH)
-            g->verdict = GT_GUARD_DROPPED;
-    }
+    enum gt_pairs_verdict v = gt_pairs_judge(&g->pairs, l, n, &g->ratio);
+    if (v != GT_PAIRS_MORE)
+        g->verdict = v == GT_PAIRS_FASTER ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
 }
 
 static void release_events(struct gt_guard *g)

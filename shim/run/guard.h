@@ -3,13 +3,14 @@
 #define GT_GUARD_H
 
 #include "driver.h"
+#include "pairs.h"
 
 #include <pthread.h>
 
 /* The least gain a configuration is kept for once its launches are many,
  * as on a long kernel whose launches time alike; what online mode chooses
  * too (tune/online.c). */
-#define GT_GUARD_GAIN 0.002
+#define GT_GUARD_GAIN GT_PAIRS_GAIN
 
 enum gt_guard_verdict { GT_GUARD_CHECKING, GT_GUARD_KEPT, GT_GUARD_DROPPED };
 
@@ -38,7 +39,7 @@ struct gt_guard {
     int earlier;              /* the verdict is an earlier run's (gt_guard_kept_before) */
     int resumed;              /* goes on from earlier runs (gt_guard_resume): no warm-up */
     int carried;              /* times of earlier runs among n[] */
-    int looked;               /* judged at LOOK_EACH of each (guard.c) */
+    struct gt_pairs pairs;    /* the judgements' state (base/pairs.c) */
     int gone;                 /* its context was torn down, its events with it (gt_guard_detach) */
 };
 
