@@ -37,7 +37,7 @@
 #define Z 2.2 /* about one configuration no faster in 70 passes a look by chance, one-sided */
 /* Between MIN and LOOK a clear gain is looked for at every pair, and Z at
  * each would pass a configuration no faster about twice as often as the
- * looks do (bench/guard_rule, times spread by 5%: 5.2% of them, 2.1% with
+ * looks do (bench/guard_rule, times spread by 5%: 5.3% of them, 1.9% with
  * this). */
 #define Z_CLEAR 3.0
 
