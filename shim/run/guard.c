@@ -168,7 +168,7 @@ static void decide(struct gt_guard *g)
     g->judged = n;
     double l[MAX_EACH], t[MAX_EACH];
     pair_logs(g, n, l);
-    for (int s = 0; s < 2 && n; s++) {
+    for (int s = 0; s < 2; s++) {
         memcpy(t, g->us[s], (size_t)n * sizeof *t);
         g->med[s] = gt_median(t, n);
     }

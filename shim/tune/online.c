@@ -990,9 +990,10 @@ void gt_online_collect(void)
 void gt_online_settle(struct gt_plan *p)
 {
     const struct gt_settings *st = gt_plan_settings(p);
-    double settle = st && st->online_settle >= 0 ? st->online_settle : SETTLE_S, now = gt_clock_seconds();
+    double settle = st && st->online_settle >= 0 ? st->online_settle : SETTLE_S;
     if (settle <= 0 || !p->tune || atomic_load_explicit(&p->settled, memory_order_relaxed))
         return;
+    double now = gt_clock_seconds();
     pthread_mutex_lock(&p->lock);
     int quiet = now - p->last_turn >= settle;
     for (const struct gt_choice *ch = p->choices; quiet && ch; ch = ch->next)
@@ -1001,10 +1002,10 @@ void gt_online_settle(struct gt_plan *p)
     pthread_mutex_lock(&O.lock);
     for (const struct gt_online *o = O.all; quiet && o; o = o->next)
         quiet = o->p != p || o->decided;
-    if (quiet && !atomic_exchange(&p->settled, 1))
-        O.settled++;
+    int first = quiet && !atomic_exchange(&p->settled, 1); /* another thread may have settled it meanwhile */
+    O.settled += first;
     pthread_mutex_unlock(&O.lock);
-    if (quiet)
+    if (first)
         gt_debug("kernel %s: settled online: every signature runs the original, none took a turn for %.1f s; its "
                  "launches now pass as an untuned kernel's",
                  p->shown, settle);
