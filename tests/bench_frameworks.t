@@ -35,6 +35,9 @@ is "$?" 0 "launch_cost, PyTorch missing: exit status 0"
 is "$out" "SKIP torch is not importable: stubbed out" "  and one SKIP line saying so"
 "$PY" "$B/launch_cost" --pairs 2 >/dev/null 2>&1
 is "$?" 2 "launch_cost --pairs 2: a usage error"
+"$PY" "$B/launch_cost" --cpu 100000 >"$TMP/lc.err" 2>&1
+is "$?" 2 "launch_cost --cpu with a CPU this process may not use: a usage error"
+check "  naming it" grep -q -- "--cpu 100000: not a CPU this process may use" "$TMP/lc.err"
 "$PY" "$B/launch_cost" --lib "$TMP/none.so" >"$TMP/lc.err" 2>&1
 is "$?" 2 "launch_cost, a library that is not there: exit status 2"
 check "  naming it" grep -q "$TMP/none.so is missing" "$TMP/lc.err"
@@ -121,6 +124,9 @@ fake --rounds 1 --out "$out" mlp >"$TMP/again.out" 2>&1
 is "$?" 0 "again into the same directory: exit status 0"
 check "the workload's directory is cleared first" test ! -e "$out/mlp/stray"
 is "$(cell "$TMP/again.out" mlp 11)" "3 (2 faster, 1 applied)" "and its tuned cache: the first tune run tunes again"
+is "$(cell "$TMP/again.out" mlp 15)" "not resolved: run-empty 1.050x > 1.02x (95% interval 1.050-1.050, one process \
+a way; in-process 1.024x, 95% interval 1.024-1.024, within the target)" \
+    "  a target missed in one round is not resolved: the interval holds one process of each way"
 FAKE_OUT=$TMP/online fake --rounds 2 --online --out "$TMP/online" mlp >"$TMP/online.out" 2>&1
 is "$?" 0 "--online: exit status 0"
 check "  three columns more" grep -q '^| workload | plain ms | off | run (empty) | .* | run (tuned), in-process: active/suspended | online | online, in-process: active/suspended | online against tune (steady) | bitwise |' \
@@ -135,9 +141,12 @@ FAKE_ONLINE_LAST=9 FAKE_OUT=$TMP/late fake --rounds 1 --online --out "$TMP/late"
 check "online's last signature decided after its warm-up: the run is listed, with both times" grep -qxF -e \
     "- mlp, round 1, online: its last signature decided online 9.0 s after its first launch, its warm-up 0.5 s" \
     "$TMP/late.out"
-FAKE_ONLINE_MS=1.905 FAKE_OUT=$TMP/online2 fake --rounds 1 --online --out "$TMP/online2" mlp >"$TMP/online2.out" 2>&1
+FAKE_ONLINE_MS=1.905 FAKE_OUT=$TMP/online2 fake --rounds 2 --online --out "$TMP/online2" mlp >"$TMP/online2.out" 2>&1
 is "$(cell "$TMP/online2.out" mlp 12)" "1.003x (1.003-1.003), behind" \
     "  behind where the whole interval lies above 1.00, by less than 0.5%"
+FAKE_ONLINE_MS=1.905 FAKE_OUT=$TMP/online1 fake --rounds 1 --online --out "$TMP/online1" mlp >"$TMP/online1.out" 2>&1
+is "$(cell "$TMP/online1.out" mlp 12)" "1.003x (1.003-1.003, one process a way), not judged" \
+    "  not judged from one round, whose interval cannot hold the pace of other processes"
 is "$(grep '^mlp r2 ' "$TMP/online.out" | cut -d: -f1 | cut -d' ' -f3 | tr '\n' ' ')" \
     "off run-empty tune run-tuned online plain " "  the sixth way in the rotation"
 FAKE_BUDGET=2.5 FAKE_OUT=$TMP/budget fake --rounds 1 --budget 2.5 --out "$TMP/budget" mlp >"$TMP/budget.out" 2>&1
