@@ -84,6 +84,34 @@ is "$out" "minirt: done" "a configuration 4% faster on the application's launche
 is "$(grep -c "'cache=l1' is 1.04x as fast as the original on the application's own launches (12 and 12 timed); kept" \
     "$TMP/near.log")" 3 "  is kept once twelve pairs, every one faster, pass its test"
 
+# A cache preference kept at one geometry of a kernel launched at two in
+# turn is set on the function before each launch of that geometry and the
+# application's own set back before each launch of the other: two host
+# calls, which on a host ahead of nothing show in the GPU's time too
+# (FAKECUDA_SWITCH_MS).  Timed so, the configuration (0.22 ms) runs at 0.26
+# against the original's 0.25; its events hold both calls, so that it is
+# dropped where it would slow the application.
+spread() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" \
+        --spread 2 100
+}
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off spread tune switch0 >/dev/null
+awk '/^signature = / { two = / grid=2,/ } /^config = / && two { $0 = "config = cache=default" } { print }' \
+    "$TMP"/cache/minirt-*.ini >"$TMP/switch.ini" && cp "$TMP/switch.ini" "$TMP"/cache/minirt-*.ini
+out=$(FAKECUDA_SWITCH_MS=0.02 FAKECUDA_L1_APP_MS=0.22 spread run switch1)
+is "$(echo "$out" | tail -1)" "minirt: done" "a cache preference at one of two geometries launched in turn: the application runs"
+check "  the configuration is timed with the preference set and set back, and dropped" grep -q \
+    "'cache=l1' is not faster than the original on the application's own launches (0.96x, 8 and 8 timed)" \
+    "$TMP/switch1.log"
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off spread tune switch3 >/dev/null
+cp "$TMP/switch.ini" "$TMP"/cache/minirt-*.ini
+FAKECUDA_SWITCH_MS=0 FAKECUDA_L1_APP_MS=0.22 spread run switch4 >/dev/null
+check "  where setting it costs nothing, the same configuration is kept" grep -q \
+    "'cache=l1' is 1.14x as fast as the original on the application's own launches (6 and 6 timed); kept" \
+    "$TMP/switch4.log"
+
 # copy runs once per run: the first run only warms up, and each later one
 # times one launch, in pairs as within a run, until 6 of each decide.
 cat >"$GPUTUNE_POLICY" <<'INI'

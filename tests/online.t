@@ -273,4 +273,18 @@ out=$(FAKECUDA_L1_APP_MS=0.27 GPUTUNE_POLICY="$TMP/none.ini" GPUTUNE_MODE=online
 check "cache = none where the application set no preference: not tried" grep -q \
     "kernel copy: launch grid=8,.* tuned online over 9 launches: the original" "$TMP/none.log"
 
+# A turn that sets a cache preference on the function sets the
+# application's own back before its end is recorded: both host calls,
+# which on a host ahead of nothing are the GPU's time too
+# (FAKECUDA_SWITCH_MS), are in its time, as a kept preference pays them
+# where the function's launches at other geometries run another one.
+for sw in 0.02 0; do
+    out=$(FAKECUDA_SWITCH_MS=$sw FAKECUDA_L1_APP_MS=0.22 GPUTUNE_MODE=online GPUTUNE_LOG=info \
+        GPUTUNE_LOG_FILE="$TMP/switch$sw.log" GPUTUNE_CACHE_DIR="$TMP/cacheswitch$sw" shim "$H/minirt" --spread 2 200)
+done
+is "$(grep -c "kernel saxpy.* tuned online over 17 launches: the original 250.00 us against 250.00 us, 1.00x" \
+    "$TMP/switch0.02.log")" 2 "L1 faster by less than setting the preference and setting it back costs: the original stays"
+is "$(grep -c "kernel saxpy.* tuned online over 17 launches: cache=l1 220.00 us against 250.00 us, 1.14x" \
+    "$TMP/switch0.log")" 2 "  where setting it costs nothing, L1 is chosen"
+
 done_testing

@@ -682,7 +682,16 @@ static CUresult run_config(struct gt_choice *ch, struct gt_variant *v, struct gt
 
 /* Runs the launch with the choice's configuration (or, while its guard
  * checks it, the original every other time).  Returns 1 with the launch's
- * result in *r when it ran, 0 when the original must run instead. */
+ * result in *r when it ran, 0 when the original must run instead.
+ * config_cost: a timed launch of a cache preference on the application's
+ * function sets the application's own back before its end is recorded, so
+ * that its time holds both host calls (set, set back) and the original's
+ * that follows holds none.  Kept, a preference costs them at each launch
+ * whose neighbours on the function run another one (a kernel launched at
+ * several geometries, one kept), and a host ahead of nothing pays them in
+ * the application's time as well (about 0.4 us a launch on an H200 host,
+ * bench/launch_overhead); where the host runs ahead of the GPU, they are
+ * in neither. */
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r)
 {
     struct gt_geom g;
@@ -704,6 +713,8 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
     if (original)
         gt_direct_restore(hd);
     *r = original ? gt_call_launch(c, c->f, &c->g) : run_config(ch, v, hd, c, &g);
+    if (timed && !original && !v) /* the way back inside its time: see config_cost */
+        gt_direct_restore(hd);
     if (timed)
         gt_guard_mark(slot, 1, c->s, per_thread);
     if (*r == CUDA_SUCCESS) {

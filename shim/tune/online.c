@@ -533,12 +533,13 @@ static CUresult run_slot(struct gt_online *o, struct gt_handle *hd, const struct
     } else {
         r = gt_direct_launch(hd, c, &o->arms[s->arm].knobs, &c->g);
     }
+    /* The turn's cache preference off the function again, or a stream
+     * capture next would take it into the graph for good; before the turn's
+     * end is recorded, so that its time holds the way back too, as the
+     * guard's does (config_cost in run/plan.c). */
+    gt_direct_restore(hd);
     gt_event_record(s->ev[1], c->s, gt_call_per_thread(c));
     turn_end(o, r);
-    /* After the turn's end is recorded, so that its time holds none of
-     * this: the turn's cache preference off the function again, or a stream
-     * capture next would take it into the graph for good. */
-    gt_direct_restore(hd);
     if (r == CUDA_SUCCESS)
         gt_reg_note_launch(hd, &c->g, c->entry, s->arm ? GT_LAUNCH_APPLIED : 0);
     return r;

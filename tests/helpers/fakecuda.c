@@ -28,7 +28,10 @@
  * function also prefers L1; FAKECUDA_JITTER spreads the default stream's
  * times (jitter), FAKECUDA_PLACES varies them by the launch's place
  * (place); FAKECUDA_GRID_MS="G:MS" times MS where nothing above set a time
- * and the launch's grid was G wide.  FAKECUDA_NOISE makes copy compute (noisy_copy), and
+ * and the launch's grid was G wide; FAKECUDA_SWITCH_MS adds that much to a
+ * time on the default stream for each cache preference a function changed
+ * to between its two events (a host ahead of nothing: the host's time
+ * between the records is the GPU's too).  FAKECUDA_NOISE makes copy compute (noisy_copy), and
  * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
@@ -190,6 +193,7 @@ CUresult cuDriverGetVersion(int *v)
     return CUDA_SUCCESS;
 }
 static atomic_long syncs;
+static atomic_long switches; /* cache preferences changed (FAKECUDA_SWITCH_MS) */
 CUresult cuCtxSynchronize(void) { CALL(RUNS); atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
 
 /* NVRTC asks a loaded libcuda for its private tables; there are none here. */
@@ -795,6 +799,7 @@ struct fake_event {
     float graph_ms; /* the launch before it was a graph's, timed so */
     unsigned grid;  /* the grid width of the launch before it */
     long synced; /* the synchronizations before it was recorded */
+    long switched; /* the cache preferences changed before it was recorded */
     long torn;   /* the contexts torn down before it was made */
 };
 
@@ -897,6 +902,7 @@ static CUresult event_record(CUevent e, CUstream s)
     ev->graph_ms = last_graph_ms;
     ev->grid = last_grid;
     ev->synced = atomic_load(&syncs);
+    ev->switched = atomic_load(&switches);
     return CUDA_SUCCESS;
 }
 
@@ -953,9 +959,15 @@ static float place(void)
     return strtof(p, NULL);
 }
 
+/* FAKECUDA_SWITCH_MS: the host's time for the cache preferences changed between two records. */
+static float switch_ms(const struct fake_event *start, const struct fake_event *end)
+{
+    const char *v = getenv("FAKECUDA_SWITCH_MS");
+    return v && !end->stream ? strtof(v, NULL) * (float)(end->switched - start->switched) : 0.0f;
+}
+
 static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
 {
-    (void)a;
     if (fails(name))
         return RUNS;
     const struct fake_event *end = (const struct fake_event *)b;
@@ -983,7 +995,8 @@ static CUresult elapsed(const char *name, float *ms, CUevent a, CUevent b)
     char *at;
     if (!v && g && strtoul(g, &at, 10) == end->grid && *at == ':')
         v = at + 1;
-    *ms = (v ? strtof(v, NULL) : 0.25f) * (end->stream ? 1.0f : jitter() * place());
+    *ms = (v ? strtof(v, NULL) : 0.25f) * (end->stream ? 1.0f : jitter() * place()) +
+          switch_ms((const struct fake_event *)a, end);
     return CUDA_SUCCESS;
 }
 
@@ -1027,6 +1040,8 @@ static CUresult set_cache(void *f, CUfunc_cache c)
     if ((unsigned)c > CU_FUNC_CACHE_PREFER_EQUAL)
         return CUDA_ERROR_INVALID_VALUE;
     struct fake_func *ff = f;
+    if (ff->cache != c)
+        atomic_fetch_add(&switches, 1);
     ff->cache = c;
     if (ff->is_kernel && ff->as_function) /* one preference: the kernel's is its function's in the context */
         ff->as_function->cache = c;
