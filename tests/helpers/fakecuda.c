@@ -31,7 +31,8 @@
  * and the launch's grid was G wide; FAKECUDA_SWITCH_MS adds that much to a
  * time on the default stream for each cache preference a function changed
  * to between its two events (a host ahead of nothing: the host's time
- * between the records is the GPU's too).  FAKECUDA_NOISE makes copy compute (noisy_copy), and
+ * between the records is the GPU's too).  FAKECUDA_NOISE makes copy
+ * compute (noisy_copy), and
  * FAKECUDA_COMPARE the shim's comparisons (compare).  FAKECUDA_ADJACENT
  * places allocations end to end (mem_alloc).  Graphs
  * record the launches captured into them and kernel
