@@ -168,13 +168,14 @@ static void decide(struct gt_guard *g)
     g->judged = n;
     double l[MAX_EACH], t[MAX_EACH];
     pair_logs(g, n, l);
-    for (int s = 0; s < 2; s++) {
+    enum gt_pairs_verdict v = gt_pairs_judge(&g->pairs, l, n, &g->ratio);
+    if (v == GT_PAIRS_MORE)
+        return;
+    g->verdict = v == GT_PAIRS_FASTER ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
+    for (int s = 0; s < 2; s++) { /* for what the verdict says and saves */
         memcpy(t, g->us[s], (size_t)n * sizeof *t);
         g->med[s] = gt_median(t, n);
     }
-    enum gt_pairs_verdict v = gt_pairs_judge(&g->pairs, l, n, &g->ratio);
-    if (v != GT_PAIRS_MORE)
-        g->verdict = v == GT_PAIRS_FASTER ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
 }
 
 static void release_events(struct gt_guard *g)
