@@ -162,6 +162,26 @@ int gt_knob_format_value(enum gt_dim_kind kind, int64_t v, char *buf, size_t len
     }
 }
 
+/* What each knob is when a configuration leaves the launch as the
+ * application made it. */
+static const int64_t knob_original[GT_DIM_NKINDS] = {[GT_DIM_CARVEOUT] = GT_CARVEOUT_DEFAULT};
+
+int gt_knob_config_is_original(const char *config)
+{
+    int words = 0;
+    for (const char *w = config + strspn(config, " \t"); *w; w += strspn(w, " \t"), words++) {
+        size_t len = strcspn(w, " \t");
+        const char *eq = memchr(w, '=', len), *expect;
+        int kind = eq ? gt_knob_kind(w, (size_t)(eq - w)) : -1;
+        int64_t v;
+        if (kind < 0 || gt_knob_parse_value(kind, eq + 1, len - (size_t)(eq + 1 - w), &v, &expect) != 0 ||
+            v != knob_original[kind])
+            return 0;
+        w += len;
+    }
+    return words > 0;
+}
+
 int gt_knob_check_arch(enum gt_dim_kind kind, int64_t v, const struct gt_arch *a, char *why, size_t len)
 {
     if (kind == GT_DIM_MAXRREG && v > a->max_regs_per_thread) {

@@ -163,6 +163,12 @@ int gt_knob_kind(const char *name, size_t len);            /* enum gt_dim_kind, 
  * what was expected in *expect. */
 int gt_knob_parse_value(enum gt_dim_kind kind, const char *word, size_t len, int64_t *v, const char **expect);
 int gt_knob_format_value(enum gt_dim_kind kind, int64_t v, char *buf, size_t len);
+/* Whether a configuration's text ("cache=default carveout=default") names
+ * launch-time knobs alone, each at the value that leaves the launch as the
+ * application made it, as tune mode writes one where the original won.
+ * A macro's original is its kernel's space's to say: text naming one is
+ * not known to be the original (0). */
+int gt_knob_config_is_original(const char *config);
 /* Checks a knob value against an architecture; returns 0 or -1 with why. */
 int gt_knob_check_arch(enum gt_dim_kind kind, int64_t v, const struct gt_arch *a, char *why, size_t len);
 /* The values `auto` stands for, default first; returns the count (at most max). */

@@ -87,8 +87,11 @@ struct gt_force {
 /* shim/run/: what every kernel's plan shares, set up once, at the first
  * kernel that could need it (launch/apply.c), the compilers at the first
  * build (run/plan.c). */
+/* Whether run mode watches launches at all (launch/apply.c: gt_apply_idle). */
+enum gt_run_idle { GT_RUN_UNKNOWN, GT_RUN_WATCHING, GT_RUN_IDLE };
+
 struct gt_run_state {
-    int ready;
+    atomic_int idle;            /* enum gt_run_idle: nothing can apply, the launches are the driver's */
     struct gt_policy *policy;   /* GPUTUNE_POLICY, NULL if unset or unusable */
     int policy_nomem;           /* memory ran out while it was read: its sections' errors are said already */
     struct gt_force *force;     /* GPUTUNE_FORCE */

@@ -1,6 +1,7 @@
 /* test_space: dimensions, constraint filtering against brute force, pruned
  * counting of large spaces, rank/unrank, configurations as text and back,
- * knobs, and the automatic space per architecture. */
+ * knobs, configurations known as the original from their text, and the
+ * automatic space per architecture. */
 #include "../policy/space.h"
 #include "tap.h"
 
@@ -318,6 +319,30 @@ static void knob_values(void)
     is_str(why, "maxrreg 200 exceeds sm_75's 128 registers per thread", "  and the message says so");
 }
 
+/* What run mode may tell from a cache entry's text without its kernel's space. */
+static void original_texts(void)
+{
+    static const struct {
+        const char *text;
+        int original;
+    } cases[] = {
+        {"cache=default carveout=default", 1},
+        {"  minblocks=default   bounds=off ", 1},
+        {"cache=l1", 0},
+        {"carveout=0", 0},
+        {"cache=default maxrreg=64", 0},
+        {"bounds=on", 0},
+        {"BLOCK=128 cache=default", 0},
+        {"cache=", 0},
+        {"cache", 0},
+        {"cache=nonsense", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        is_int(gt_knob_config_is_original(cases[i].text), cases[i].original, "'%s' %s", cases[i].text,
+               cases[i].original ? "is the original" : "may not be the original");
+}
+
 static void ladder_is(int sm, const char *want)
 {
     struct gt_arch a;
@@ -364,6 +389,7 @@ static void automatic(void)
     gt_space_default(s, def);
     gt_space_format(s, def, buf, sizeof buf);
     is_str(buf, "cache=default carveout=default maxrreg=default dlcm=default bounds=off", "its default");
+    ok(gt_knob_config_is_original(buf), "  known as the original from its text alone");
     gt_space_free(s);
     is_int(d.n, 0, "no messages");
     gt_diags_clear(&d);
@@ -387,6 +413,7 @@ int main(void)
     ranks();
     text_round_trip();
     knob_values();
+    original_texts();
     automatic();
     return done_testing();
 }

@@ -56,7 +56,7 @@ static CUresult watched(const struct gt_call *c, unsigned flags)
  * runs one. */
 static CUresult launch(const struct gt_call *c, unsigned flags)
 {
-    if (gt.mode == GT_MODE_OFF)
+    if (gt.mode == GT_MODE_OFF || gt_apply_idle())
         return gt_call_launch(c, c->f, &c->g);
     if (!gt_session_mode())
         return watched(c, flags);

@@ -14,6 +14,7 @@
  * Suffixes are never guessed, so a version the shim does not know passes
  * through untouched. */
 #include "state.h"
+#include "apply.h"
 #include "elfsym.h"
 #include "interpose.h"
 #include "nvrtc_hooks.h"
@@ -73,7 +74,7 @@ static void build(void)
 static void *replace_driver_pointer(void *p)
 {
     static pthread_once_t built = PTHREAD_ONCE_INIT;
-    if (gt.mode == GT_MODE_OFF || !gt_driver_ready())
+    if (gt.mode == GT_MODE_OFF || !gt_driver_ready() || gt_apply_idle())
         return p;
     pthread_once(&built, build);
     struct hook key = {.real = p};

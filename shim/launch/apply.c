@@ -1,6 +1,8 @@
 /* apply.c: what runs at each launch of a kernel with a plan.
  *
- * The first launch of each kernel decides whether it gets a plan (plan.c):
+ * Run mode with nothing in its settings and cache files that can apply
+ * leaves the launches to the driver altogether (gt_apply_idle).  Otherwise
+ * the first launch of each kernel decides whether it gets a plan (plan.c):
  * when GPUTUNE_FORCE names it, when the cache file holds entries for it
  * (its image, this device and driver), or when tune mode may tune it.  A
  * cache tuned on one machine often runs on others of the same architecture:
@@ -223,16 +225,60 @@ static void load_cache(struct gt_run_state *a)
     read_more(a, gt.env.cache_path);
 }
 
-static void setup(struct gt_run_state *a)
+/* Whether an entry can give a launch anything but the original: not one
+ * the guard dropped, nor one of knobs at their original values alone (what
+ * tune mode writes where the original won). */
+static int may_apply(const struct gt_centry *e)
 {
+    return e->guard != GT_CENTRY_DROPPED && !gt_knob_config_is_original(e->config);
+}
+
+/* Run mode with no GPUTUNE_FORCE and no cache entry that can apply has
+ * nothing to do at any launch, and gives the application the driver's own
+ * entry points (interpose.c), as off mode does: its launches then cost
+ * nothing.  At info and debug it watches every launch for the exit
+ * report's table of kernels, as it counts them. */
+static void decide_idle(struct gt_run_state *a)
+{
+    size_t n = a->cache ? a->cache->n : 0, i = 0;
+    while (i < n && !may_apply(&a->cache->v[i]))
+        i++;
+    int idle = gt.mode == GT_MODE_RUN && !a->nforce && i == n && !gt_log_enabled(GT_LOG_INFO);
+    atomic_store_explicit(&a->idle, idle ? GT_RUN_IDLE : GT_RUN_WATCHING, memory_order_release);
+    if (gt.mode == GT_MODE_RUN && !a->nforce && i == n)
+        gt_info("run mode: %s; below info the shim leaves every launch to the driver, as in off mode",
+                n ? "no entry of the cache applies (each keeps the original, or the guard dropped it)"
+                  : "the cache holds nothing for this program");
+}
+
+/* The environment's settings and the cache, once, at the first driver
+ * pointer handed out or the first kernel launched, whichever comes first:
+ * reading them calls nothing of the driver's, so that a lookup inside
+ * the driver's own start finds them read. */
+static void setup(void)
+{
+    struct gt_run_state *a = &gt.run;
     const char *force = gt.env.force;
-    a->started = gt_clock_seconds();
     a->guard = gt.env.guard;
     if (force)
         parse_force(a, force);
     load_policy(a);
     load_cache(a);
-    a->ready = 1;
+    decide_idle(a);
+}
+
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+int gt_apply_idle(void)
+{
+    if (gt.mode != GT_MODE_RUN)
+        return 0;
+    int s = atomic_load_explicit(&gt.run.idle, memory_order_acquire);
+    if (s == GT_RUN_UNKNOWN) {
+        pthread_once(&setup_once, setup);
+        s = atomic_load_explicit(&gt.run.idle, memory_order_acquire);
+    }
+    return s == GT_RUN_IDLE;
 }
 
 /* ---- deciding a kernel's plan ---- */
@@ -355,8 +401,9 @@ static int tunable(const struct gt_run_state *a, const struct gt_section *sec)
 
 static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
 {
-    if (!a->ready)
-        setup(a);
+    pthread_once(&setup_once, setup);
+    if (!a->started)
+        a->started = gt_clock_seconds();
     if (gt.drv.lacks)
         return NULL;
     int tune = gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE || gt.mode == GT_MODE_ONLINE;

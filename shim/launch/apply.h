@@ -19,6 +19,10 @@ struct gt_node {
     struct gt_geom g;     /* its geometry there */
 };
 
+/* 1 when run mode has nothing to apply in this process: no GPUTUNE_FORCE, no
+ * cache entry that runs anything but the original, and a log below info.
+ * The first call reads the settings and the cache. */
+int gt_apply_idle(void);
 int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_apply_node(const CUDA_KERNEL_NODE_PARAMS *in, CUDA_KERNEL_NODE_PARAMS *out, enum gt_node_use use,
                   struct gt_node *n);

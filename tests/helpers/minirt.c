@@ -85,6 +85,9 @@
  *                                   then at grid 16 five times a round and at
  *                                   grid 8 once, for 4 rounds: grid 16 is the
  *                                   hotter though measured later
+ *   minirt --where                  say which library cuLaunchKernel came from
+ *                                   (the shim's or the driver's), then as
+ *                                   without it
  *   minirt --threads N --forks M    while N threads launch kernels of ever new
  *                                   signatures, fork M children: every other one
  *                                   launches, allocates and exits, the rest only
@@ -526,7 +529,7 @@ int main(int argc, char **argv)
     int nthreads = 0, copy_only = 0, nforks = -1, mix = 0, nodes = 0, graph_only = 0;
     struct copies cp = {0};
     const char *cubin = NULL;
-    int by_path = 0, spread_g = 0, spread_n = 0, thrash_kb = 0;
+    int by_path = 0, spread_g = 0, spread_n = 0, thrash_kb = 0, where = 0;
     const char *driver = "libcuda.so.1";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--probe") == 0)
@@ -535,6 +538,8 @@ int main(int argc, char **argv)
             copy_only = 1;
         if (strcmp(argv[i], "--mix") == 0)
             mix = 1;
+        if (strcmp(argv[i], "--where") == 0)
+            where = 1;
         if (strcmp(argv[i], "--nodes") == 0)
             nodes = 1;
         if (strcmp(argv[i], "--graph") == 0)
@@ -638,6 +643,10 @@ int main(int argc, char **argv)
     R(moduleLoad, "cuModuleLoad");
     R(moduleGetFunction, "cuModuleGetFunction");
 #undef R
+    Dl_info from;
+    if (where && dladdr((void *)cu.launchKernel, &from) && from.dli_fname)
+        printf("minirt: cuLaunchKernel from %s\n", strrchr(from.dli_fname, '/') ? strrchr(from.dli_fname, '/') + 1
+                                                                                : from.dli_fname);
     if ((void *)cu.ctxSynchronize != dlsym(h, "cuCtxSynchronize")) {
         printf("minirt: cuCtxSynchronize was replaced\n");
         return 5;
