@@ -5,7 +5,8 @@
 # application's own launches, keeps one that is faster there, drops one
 # that is not (said once, the original from then on), records either
 # verdict in the cache file, and a later run leaves both alone; a kernel
-# launched once per run is judged over several runs.
+# launched once per run is judged over several runs, unless its launches
+# are too small a part of the run to matter.
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -142,6 +143,31 @@ cp "$TMP/kept.ini" "$TMP"/cache/minirt-*.ini
 check "  the thirteenth run decides" grep -q "'cache=l1' is 1.25x as fast as the original on the application's own launches (6 and 6 timed); kept" \
     "$TMP/copy13.log"
 
+# copy at grid 16 once per run, at the end of 0.3 s of launches at grid 8,
+# whose entry keeps the original: the first run only warms up; the second
+# times its one launch, 0.2 or 0.25 ms of 0.3 s, too little to matter, and
+# drops it; a third has nothing left to apply and stays out of the launches.
+rare() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=$3 GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" \
+        --copies 60 --pace 5 --late 1 $4
+}
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off rare tune rare0 info >/dev/null
+f=$(ls "$TMP"/cache/minirt-*.ini)
+awk '/^signature = / { sig = $3 } /^config = / && sig == "grid=8,1,1" { $0 = "config = cache=default" } { print }' \
+    "$f" >"$TMP/rare.ini" && cp "$TMP/rare.ini" "$f"
+is "$(grep -c '^config = cache=l1$' "$f")" 1 "a rarely launched configuration: one entry applies, grid 16's"
+FAKECUDA_L1_APP_MS=0.2 rare run rare1 info >/dev/null
+is "$(grep -h '^guard' "$f")" "guard_times = /" "  its first run only warms up"
+FAKECUDA_L1_APP_MS=0.2 rare run rare2 info >/dev/null
+is "$(grep -h '^guard' "$f" | cut -d' ' -f1-3)" "guard = dropped" "  the second times its one launch and drops it"
+check "  saying why" grep -Eq "kernel copy: launch grid=16,1,1 .*: 'cache=l1' dropped: its launches checked in this run took 0\.2(00|50) ms of the 0\.[3-9] s since the first launch, too little to gain what watching every launch costs" \
+    "$TMP/rare2.log"
+check "  and counting it at exit" grep -q "0 dropped as not faster, 1 as too rarely launched to matter (under 0.1% of the run), 0 not judged yet" \
+    "$TMP/rare2.log"
+is "$(FAKECUDA_L1_APP_MS=0.2 rare run rare3 warn --where | head -1)" "minirt: cuLaunchKernel from libcuda.so.1" \
+    "  the third has nothing left to apply: the driver's own launches"
+
 # A small gain on a kernel whose launches time alike (the stand-in's events
 # are exact): decided after 32 of each, kept from 0.2% faster on.
 many() {
@@ -220,7 +246,7 @@ FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off ahead tune reset0 >/dev/null
 out=$(FAKECUDA_EVENTS_PENDING=1 FAKECUDA_L1_APP_MS=0.2 ahead run reset1 --reset 2>"$TMP/reset1.err")
 is "$out/$(cat "$TMP/reset1.err")" "minirt: done/" "a context reset with the guard's events pending: no event of it is used after"
 check "  the configuration is not judged in that run" \
-    grep -q "of 1 applied configurations checked on its own launches, none measured faster, 0 dropped as not faster, 1 not judged yet" \
+    grep -q "of 1 applied configurations checked on its own launches, none measured faster, 0 dropped as not faster, 0 as too rarely launched to matter (under 0.1% of the run), 1 not judged yet" \
     "$TMP/reset1.log"
 
 # The application's own retain of the primary context released last, right

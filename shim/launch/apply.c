@@ -882,7 +882,8 @@ void gt_apply_detach(void)
 /* ---- at exit: what the guards measured ---- */
 
 struct guard_sum {
-    int kept, dropped, unchecked, carried, earlier;
+    int kept, dropped, rare, unchecked, carried, earlier;
+    double span_us; /* since the first launch */
     double saved_us, orig_us; /* over the kept configurations' launches */
     unsigned long launches;
     struct gt_centry *changed; /* cache entries whose verdict is new */
@@ -962,7 +963,14 @@ static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
             }
         }
         pthread_mutex_unlock(&ch->guard.lock);
-        if (checking) {
+        double run_us;
+        if (checking && gt_guard_drop_rare(&ch->guard, sum->span_us, &run_us)) {
+            gt_info("kernel %s: launch %s: '%s' dropped: its launches checked in this run took %.3f ms of the %.1f s "
+                    "since the first launch, too little to gain what watching every launch costs",
+                    p->shown, ch->signature, ch->config, run_us / 1e3, sum->span_us / 1e6);
+            note_verdict(sum, p, ch);
+            sum->rare++;
+        } else if (checking) {
             sum->unchecked++;
             carry_times(sum, p, ch);
         }
@@ -1010,7 +1018,7 @@ static void say_slow(unsigned long planned)
  * times of those not judged yet, in the cache file. */
 void gt_apply_exit(void)
 {
-    struct guard_sum sum = {0};
+    struct guard_sum sum = {.span_us = (gt_clock_seconds() - gt.run.started) * 1e6};
     int listed = 0, info = gt_log_enabled(GT_LOG_INFO);
     unsigned long planned = 0;
     pthread_mutex_lock(&gt.track.reg.lock);
@@ -1034,10 +1042,10 @@ void gt_apply_exit(void)
         return;
     if (sum.earlier)
         gt_info("in the application: %d applied configurations run as kept by an earlier run's check", sum.earlier);
-    if (sum.kept + sum.dropped + sum.unchecked) {
+    if (sum.kept + sum.dropped + sum.rare + sum.unchecked) {
         /* The GPU time saved, against the time the application ran since its
          * first launch: the most its whole run can have gained from them. */
-        double ran = gt_clock_seconds() - gt.run.started;
+        double ran = sum.span_us / 1e6;
         char kept[256] = "none measured faster";
         if (sum.kept)
             snprintf(kept, sizeof kept, "%d measured faster and kept (%.2fx over their %lu launches, %.1f ms of GPU "
@@ -1045,8 +1053,10 @@ void gt_apply_exit(void)
                      sum.orig_us / (sum.orig_us - sum.saved_us), sum.launches, sum.saved_us / 1e3, ran,
                      ran > 0 ? sum.saved_us / 1e4 / ran : 0);
         gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "
-                "not faster, %d not judged yet (too few launches; %d carry their times to the next run)",
-                sum.kept + sum.dropped + sum.unchecked, kept, sum.dropped, sum.unchecked, sum.carried);
+                "not faster, %d as too rarely launched to matter (under %g%% of the run), %d not judged yet (too few "
+                "launches; %d carry their times to the next run)",
+                sum.kept + sum.dropped + sum.rare + sum.unchecked, kept, sum.dropped, sum.rare, GT_GUARD_RARE * 100,
+                sum.unchecked, sum.carried);
         double last = atomic_load(&gt.run.last_verdict);
         if (last > 0)
             gt_info("in the application: the last verdict on its launches came %.1f s after its first launch",

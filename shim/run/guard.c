@@ -25,7 +25,8 @@
  * rarely to reach a verdict in one run carries its times to the next one
  * through the cache file, and the alternation goes on where it stopped,
  * with no warm-up: such a kernel's first launch in a process is most of
- * what the application runs of it. */
+ * what the application runs of it; one whose launches are too small a part
+ * of the run to matter is dropped instead (gt_guard_drop_rare). */
 #include "guard.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -228,8 +229,40 @@ int gt_guard_resume(struct gt_guard *g, const char *times)
         return -1;
     }
     g->carried = g->n[0] + g->n[1];
+    g->from[0] = g->n[0];
+    g->from[1] = g->n[1];
     g->resumed = 1;
     return 0;
+}
+
+/* The median of side s's times, 0 without any. */
+static double side_median(const struct gt_guard *g, int s)
+{
+    double t[MAX_EACH];
+    if (!g->n[s])
+        return 0;
+    memcpy(t, g->us[s], (size_t)g->n[s] * sizeof *t);
+    return gt_median(t, g->n[s]);
+}
+
+int gt_guard_drop_rare(struct gt_guard *g, double span_us, double *run_us)
+{
+    pthread_mutex_lock(&g->lock);
+    double us = 0;
+    int timed = 0;
+    for (int s = 0; s < 2; s++)
+        for (int i = g->from[s]; i < g->n[s]; i++, timed++)
+            us += g->us[s][i];
+    int rare = g->verdict == GT_GUARD_CHECKING && timed > 0 && us < GT_GUARD_RARE * span_us;
+    if (rare) {
+        g->verdict = GT_GUARD_DROPPED;
+        for (int s = 0; s < 2; s++)
+            g->med[s] = side_median(g, s);
+        g->ratio = g->med[0] > 0 && g->med[1] > 0 ? g->med[1] / g->med[0] : 1;
+    }
+    pthread_mutex_unlock(&g->lock);
+    *run_us = us;
+    return rare;
 }
 
 static size_t put_times(char *out, size_t cap, size_t len, const double *us, int n)

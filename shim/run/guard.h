@@ -12,6 +12,13 @@
  * too (tune/online.c). */
 #define GT_GUARD_GAIN GT_PAIRS_GAIN
 
+/* A configuration not judged by the end of a run whose checked launches
+ * took less than this share of the run's time since its first launch gains
+ * at most a part of that: less than keeping the shim in the path of every
+ * other launch costs (a framework's fill kernel launched once or twice a
+ * run would otherwise be carried from run to run for dozens of runs). */
+#define GT_GUARD_RARE 0.001
+
 enum gt_guard_verdict { GT_GUARD_CHECKING, GT_GUARD_KEPT, GT_GUARD_DROPPED };
 
 /* One launch under check: what it runs and the events around it. */
@@ -39,6 +46,7 @@ struct gt_guard {
     int earlier;              /* the verdict is an earlier run's (gt_guard_kept_before) */
     int resumed;              /* goes on from earlier runs (gt_guard_resume): no warm-up */
     int carried;              /* times of earlier runs among n[] */
+    int from[2];              /* of each side's: the first of this run's times */
     struct gt_pairs pairs;    /* the judgements' state (base/pairs.c) */
     int gone;                 /* its context was torn down, its events with it (gt_guard_detach) */
 };
@@ -57,6 +65,11 @@ void gt_guard_detach(struct gt_guard *g);
  * the cache file keeps them) count as if measured now.  0, or -1 when
  * out of memory or the text does not read: then none of them count. */
 int gt_guard_resume(struct gt_guard *g, const char *times);
+/* Drops a configuration still being judged whose launches timed in this
+ * run took under GT_GUARD_RARE of `span_us`, the run's time since its
+ * first launch; 1 when it did, with those launches' time in *run_us.  One
+ * with no launch timed in this run (only warm-ups) is left to the next. */
+int gt_guard_drop_rare(struct gt_guard *g, double span_us, double *run_us);
 /* An earlier run kept the configuration, `speedup` times as fast there:
  * it runs unchecked. */
 void gt_guard_kept_before(struct gt_guard *g, double speedup);
