@@ -84,12 +84,12 @@ struct gt_force {
     char *config;
 };
 
-/* shim/run/: what every kernel's plan shares, set up once, at the first
- * kernel that could need it (launch/apply.c), the compilers at the first
- * build (run/plan.c). */
 /* Whether run mode watches launches at all (launch/apply.c: gt_apply_idle). */
 enum gt_run_idle { GT_RUN_UNKNOWN, GT_RUN_WATCHING, GT_RUN_IDLE };
 
+/* shim/run/: what every kernel's plan shares, set up once, at the first
+ * driver pointer handed out or the first kernel that could need it
+ * (launch/apply.c), the compilers at the first build (run/plan.c). */
 struct gt_run_state {
     atomic_int idle;            /* enum gt_run_idle: nothing can apply, the launches are the driver's */
     struct gt_policy *policy;   /* GPUTUNE_POLICY, NULL if unset or unusable */

@@ -243,9 +243,10 @@ static void decide_idle(struct gt_run_state *a)
     size_t n = a->cache ? a->cache->n : 0, i = 0;
     while (i < n && !may_apply(&a->cache->v[i]))
         i++;
-    int idle = gt.mode == GT_MODE_RUN && !a->nforce && i == n && !gt_log_enabled(GT_LOG_INFO);
+    int nothing = gt.mode == GT_MODE_RUN && !a->nforce && i == n;
+    int idle = nothing && !gt_log_enabled(GT_LOG_INFO);
     atomic_store_explicit(&a->idle, idle ? GT_RUN_IDLE : GT_RUN_WATCHING, memory_order_release);
-    if (gt.mode == GT_MODE_RUN && !a->nforce && i == n)
+    if (nothing)
         gt_info("run mode: %s; below info the shim leaves every launch to the driver, as in off mode",
                 n ? "no entry of the cache applies (each keeps the original, or the guard dropped it)"
                   : "the cache holds nothing for this program");

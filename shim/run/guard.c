@@ -160,6 +160,16 @@ static void pair_logs(const struct gt_guard *g, int n, double *l)
         l[k] = log(g->us[0][k]) - log(g->us[1][k]); /* not log(a / b): a pair and its mirror cancel exactly */
 }
 
+/* The median of side s's first n times, 0 without any. */
+static double side_median(const struct gt_guard *g, int s, int n)
+{
+    double t[MAX_EACH];
+    if (!n)
+        return 0;
+    memcpy(t, g->us[s], (size_t)n * sizeof *t);
+    return gt_median(t, n);
+}
+
 /* A verdict from the pairs (base/pairs.c), once one more is complete. */
 static void decide(struct gt_guard *g)
 {
@@ -167,16 +177,14 @@ static void decide(struct gt_guard *g)
     if (n == g->judged)
         return;
     g->judged = n;
-    double l[MAX_EACH], t[MAX_EACH];
+    double l[MAX_EACH];
     pair_logs(g, n, l);
     enum gt_pairs_verdict v = gt_pairs_judge(&g->pairs, l, n, &g->ratio);
     if (v == GT_PAIRS_MORE)
         return;
     g->verdict = v == GT_PAIRS_FASTER ? GT_GUARD_KEPT : GT_GUARD_DROPPED;
-    for (int s = 0; s < 2; s++) { /* for what the verdict says and saves */
-        memcpy(t, g->us[s], (size_t)n * sizeof *t);
-        g->med[s] = gt_median(t, n);
-    }
+    for (int s = 0; s < 2; s++) /* for what the verdict says and saves */
+        g->med[s] = side_median(g, s, n);
 }
 
 static void release_events(struct gt_guard *g)
@@ -235,16 +243,6 @@ int gt_guard_resume(struct gt_guard *g, const char *times)
     return 0;
 }
 
-/* The median of side s's times, 0 without any. */
-static double side_median(const struct gt_guard *g, int s)
-{
-    double t[MAX_EACH];
-    if (!g->n[s])
-        return 0;
-    memcpy(t, g->us[s], (size_t)g->n[s] * sizeof *t);
-    return gt_median(t, g->n[s]);
-}
-
 int gt_guard_drop_rare(struct gt_guard *g, double span_us, double *run_us)
 {
     pthread_mutex_lock(&g->lock);
@@ -257,7 +255,7 @@ int gt_guard_drop_rare(struct gt_guard *g, double span_us, double *run_us)
     if (rare) {
         g->verdict = GT_GUARD_DROPPED;
         for (int s = 0; s < 2; s++)
-            g->med[s] = side_median(g, s);
+            g->med[s] = side_median(g, s, g->n[s]);
         g->ratio = g->med[0] > 0 && g->med[1] > 0 ? g->med[1] / g->med[0] : 1;
     }
     pthread_mutex_unlock(&g->lock);
