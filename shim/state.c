@@ -32,7 +32,7 @@ struct gt_state gt = {
         .online = {.lock = PTHREAD_MUTEX_INITIALIZER, .trials = MAP_INIT},
     },
     .launch = {.lock = PTHREAD_MUTEX_INITIALIZER, .graphs_lock = PTHREAD_MUTEX_INITIALIZER},
-    .run = {.writes = {.lock = PTHREAD_MUTEX_INITIALIZER}},
+    .run = {.writes = {.lock = PTHREAD_MUTEX_INITIALIZER}, .launches = GT_TALLY_INIT},
 };
 
 const char *gt_mode_name(enum gt_mode mode)

@@ -21,6 +21,7 @@
 #include "memtrack.h"
 #include "pool.h"
 #include "store.h"
+#include "tally.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -108,6 +109,7 @@ struct gt_run_state {
     int guard;                  /* GPUTUNE_GUARD: applied configurations are checked (guard.c) */
     double started;             /* CLOCK_MONOTONIC seconds at the first kernel launch with a decision */
     _Atomic double last_verdict; /* CLOCK_MONOTONIC seconds of the guard's last verdict on a launch (plan.c) */
+    struct gt_tally launches;   /* every launch the shim's path saw (intercept/hook_launch.c) */
     struct gt_jit jit;
     struct gt_store store;
     int have_store;

@@ -184,6 +184,30 @@ for case in "0.249 kept" "0.2497 dropped"; do
     check "  after 32 of each" grep -q "32 and 32 timed" "$TMP/small_$2.log"
 done
 
+# The same small gain (1 us a launch over 100 launches) in a run of 5000
+# more launches of another geometry, whose entry keeps the original: 0.1 ms
+# saved, less than the shim's path costs those launches at 60 ns each, so
+# the configuration is dropped, and the next run leaves every launch to the
+# driver.
+unpaid() {
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=$3 GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" \
+        --copies 100 --late 5000 $4
+}
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off unpaid tune unpaid0 info >/dev/null
+f=$(ls "$TMP"/cache/minirt-*.ini)
+awk '/^signature = / { sig = $3 } /^config = / && sig == "grid=16,1,1" { $0 = "config = cache=default" } { print }' \
+    "$f" >"$TMP/unpaid.ini" && cp "$TMP/unpaid.ini" "$f"
+FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid1 info >/dev/null
+is "$(grep -h '^guard = ' "$f")" "guard = dropped 1.004" \
+    "a gain that does not pay for the launch path: dropped, with the gain it measured"
+check "  saying why" grep -Eq "in the application: the 1 configurations measured faster saved 0\.[01][0-9] ms of GPU time, less than the 0\.3[0-9] ms run mode's path would add to the 51[0-9][0-9] launches of this run \(60 ns each\): dropped, so that run mode leaves the launches to the driver" \
+    "$TMP/unpaid1.log"
+check "  and counting it at exit" grep -q "of 1 applied configurations checked on its own launches, 1 measured faster and dropped as saving less than the launch path costs (1.00x over their 100 launches" \
+    "$TMP/unpaid1.log"
+is "$(FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid2 warn --where | head -1)" "minirt: cuLaunchKernel from libcuda.so.1" \
+    "  the next run has nothing left to apply: the driver's own launches"
+
 # Launches that time unevenly (a 2% spread, each read another step of a
 # cycle): each pair's two launches differ by the cycle's step, the same
 # either way round.  A gain of 0.4% shows in every pair alike and is kept

@@ -52,12 +52,22 @@ static CUresult watched(const struct gt_call *c, unsigned flags)
     return r;
 }
 
+/* Every launch in the shim's path, counted on the thread's own slot: what
+ * the guard weighs the applied configurations' gain against at exit. */
+static void count(void)
+{
+    static _Thread_local struct gt_tally_slot *mine;
+    if (mine || (mine = gt_tally_join(&gt.run.launches)))
+        gt_tally_add(mine);
+}
+
 /* In the modes that run sessions every launch waits while another thread
  * runs one. */
 static CUresult launch(const struct gt_call *c, unsigned flags)
 {
     if (gt.mode == GT_MODE_OFF || gt_apply_idle())
         return gt_call_launch(c, c->f, &c->g);
+    count();
     if (!gt_session_mode())
         return watched(c, flags);
     gt_session_enter();

@@ -887,6 +887,8 @@ struct guard_sum {
     double span_us; /* since the first launch */
     double saved_us, orig_us; /* over the kept configurations' launches */
     unsigned long launches;
+    unsigned long path;       /* every launch in the shim's path */
+    int unpaid;               /* the kept ones saved less than the path cost: dropped */
     struct gt_centry *changed; /* cache entries whose verdict is new */
     size_t nchanged, capchanged;
 };
@@ -938,30 +940,51 @@ static void carry_times(struct guard_sum *sum, struct gt_plan *p, struct gt_choi
     }
 }
 
+/* Whether the choice's guard ran in this run, with launches to show. */
+static int judged_here(const struct gt_choice *ch)
+{
+    return ch->guarded && !ch->failed && atomic_load(&ch->launches) && !ch->guard.earlier;
+}
+
+/* First pass: what the configurations kept in this run saved, and those
+ * run as an earlier run kept them. */
+static void sum_kept(struct guard_sum *sum, struct gt_plan *p)
+{
+    pthread_mutex_lock(&p->lock);
+    for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
+        if (ch->guarded && !ch->failed && atomic_load(&ch->launches) && ch->guard.earlier)
+            sum->earlier++;
+        if (!judged_here(ch))
+            continue;
+        pthread_mutex_lock(&ch->guard.lock);
+        const struct gt_guard *g = &ch->guard;
+        if (g->verdict == GT_GUARD_KEPT) {
+            unsigned long n = atomic_load(&ch->launches);
+            sum->kept++;
+            sum->launches += n;
+            sum->orig_us += (double)n * g->med[0];
+            sum->saved_us += (double)n * (g->med[0] - g->med[1]);
+        }
+        pthread_mutex_unlock(&ch->guard.lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Second pass: every verdict of this run, the kept ones dropped when they
+ * did not pay for the path, counted and noted for the cache file. */
 static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
 {
     pthread_mutex_lock(&p->lock);
     for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
-        if (!ch->guarded || ch->failed || !atomic_load(&ch->launches))
+        if (!judged_here(ch))
             continue;
-        if (ch->guard.earlier) {
-            sum->earlier++;
-            continue;
-        }
+        int unpaid = sum->unpaid && gt_guard_drop_kept(&ch->guard);
         pthread_mutex_lock(&ch->guard.lock);
         const struct gt_guard *g = &ch->guard;
         int checking = g->verdict == GT_GUARD_CHECKING;
         if (!checking) {
             note_verdict(sum, p, ch);
-            if (g->verdict == GT_GUARD_DROPPED) {
-                sum->dropped++;
-            } else {
-                unsigned long n = atomic_load(&ch->launches);
-                sum->kept++;
-                sum->launches += n;
-                sum->orig_us += (double)n * g->med[0];
-                sum->saved_us += (double)n * (g->med[0] - g->med[1]);
-            }
+            sum->dropped += g->verdict == GT_GUARD_DROPPED && !unpaid;
         }
         pthread_mutex_unlock(&ch->guard.lock);
         double run_us;
@@ -1013,6 +1036,23 @@ static void say_slow(unsigned long planned)
             planned, all, n[SLOW_FIRST], n[SLOW_CHANGED], n[SLOW_TURN], n[SLOW_ARGS]);
 }
 
+/* Whether the configurations kept in this run saved less GPU time than
+ * run mode's path costs the host at every launch of the run: without them
+ * (and with nothing else that applies) run mode leaves the launches to the
+ * driver.  Where an earlier run's kept configurations or GPUTUNE_FORCE keep
+ * run mode in the path anyway, the path costs these nothing more. */
+static int unpaid(const struct guard_sum *sum)
+{
+    double path_us = (double)sum->path * GT_GUARD_PATH_NS / 1e3;
+    if (!sum->kept || sum->earlier || gt.run.nforce || sum->saved_us >= path_us)
+        return 0;
+    gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than the %.2f "
+            "ms run mode's path would add to the %lu launches of this run (%d ns each): dropped, so that run mode "
+            "leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, path_us / 1e3, sum->path,
+            GT_GUARD_PATH_NS);
+    return 1;
+}
+
 /* Says which applied configurations came from another device's entries
  * and what the launch path cost; then what the applied configurations did
  * on the application's own launches, and records new verdicts, and the
@@ -1031,7 +1071,14 @@ void gt_apply_exit(void)
             planned += gt_reg_launches(k, -1, -1);
         }
         if (gt.run.guard)
-            sum_plan(&sum, k->plan);
+            sum_kept(&sum, k->plan);
+    }
+    if (gt.run.guard) {
+        sum.path = gt_tally_sum(&gt.run.launches);
+        sum.unpaid = unpaid(&sum);
+        for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next)
+            if (atomic_load(&k->planned) > 0)
+                sum_plan(&sum, k->plan);
     }
     pthread_mutex_unlock(&gt.track.reg.lock);
     if (info) {
@@ -1047,10 +1094,11 @@ void gt_apply_exit(void)
         /* The GPU time saved, against the time the application ran since its
          * first launch: the most its whole run can have gained from them. */
         double ran = sum.span_us / 1e6;
-        char kept[256] = "none measured faster";
+        char kept[320] = "none measured faster";
         if (sum.kept)
-            snprintf(kept, sizeof kept, "%d measured faster and kept (%.2fx over their %lu launches, %.1f ms of GPU "
+            snprintf(kept, sizeof kept, "%d measured faster and %s (%.2fx over their %lu launches, %.1f ms of GPU "
                      "time saved in %.2f s since the first launch, %.2f%% of it)", sum.kept,
+                     sum.unpaid ? "dropped as saving less than the launch path costs" : "kept",
                      sum.orig_us / (sum.orig_us - sum.saved_us), sum.launches, sum.saved_us / 1e3, ran,
                      ran > 0 ? sum.saved_us / 1e4 / ran : 0);
         gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "

@@ -26,7 +26,9 @@
  * through the cache file, and the alternation goes on where it stopped,
  * with no warm-up: such a kernel's first launch in a process is most of
  * what the application runs of it; one whose launches are too small a part
- * of the run to matter is dropped instead (gt_guard_drop_rare). */
+ * of the run to matter is dropped instead (gt_guard_drop_rare), and so are
+ * those kept in a run whose gain, all together, did not pay for the shim's
+ * path at every launch of it (gt_guard_drop_kept). */
 #include "guard.h"
 #include "alloc.h"
 #include "cachefile.h"
@@ -261,6 +263,16 @@ int gt_guard_drop_rare(struct gt_guard *g, double span_us, double *run_us)
     pthread_mutex_unlock(&g->lock);
     *run_us = us;
     return rare;
+}
+
+int gt_guard_drop_kept(struct gt_guard *g)
+{
+    pthread_mutex_lock(&g->lock);
+    int kept = g->verdict == GT_GUARD_KEPT;
+    if (kept)
+        g->verdict = GT_GUARD_DROPPED;
+    pthread_mutex_unlock(&g->lock);
+    return kept;
 }
 
 static size_t put_times(char *out, size_t cap, size_t len, const double *us, int n)

@@ -19,6 +19,14 @@
  * run would otherwise be carried from run to run for dozens of runs). */
 #define GT_GUARD_RARE 0.001
 
+/* The host time run mode's path adds to a launch while any configuration
+ * applies, against the driver's own entry points, which run mode hands out
+ * when nothing does (launch/apply.c: gt_apply_idle): 23-63 ns a launch of
+ * PyTorch's in bench/frameworks/launch_cost on an H200 host.  What a run's
+ * kept configurations saved must pay for that at every launch of the run,
+ * or run mode would be slower with them than without. */
+#define GT_GUARD_PATH_NS 60
+
 enum gt_guard_verdict { GT_GUARD_CHECKING, GT_GUARD_KEPT, GT_GUARD_DROPPED };
 
 /* One launch under check: what it runs and the events around it. */
@@ -70,6 +78,10 @@ int gt_guard_resume(struct gt_guard *g, const char *times);
  * first launch; 1 when it did, with those launches' time in *run_us.  One
  * with no launch timed in this run (only warm-ups) is left to the next. */
 int gt_guard_drop_rare(struct gt_guard *g, double span_us, double *run_us);
+/* Drops a configuration kept in this run, keeping the gain it measured:
+ * the gain did not pay for the launch path (GT_GUARD_PATH_NS); 1 when it
+ * was kept. */
+int gt_guard_drop_kept(struct gt_guard *g);
 /* An earlier run kept the configuration, `speedup` times as fast there:
  * it runs unchecked. */
 void gt_guard_kept_before(struct gt_guard *g, double speedup);
