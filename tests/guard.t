@@ -208,6 +208,27 @@ check "  and counting it at exit" grep -q "of 1 applied configurations checked o
 is "$(FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid2 warn --where | head -1)" "minirt: cuLaunchKernel from libcuda.so.1" \
     "  the next run has nothing left to apply: the driver's own launches"
 
+# The same, with grid 16's configuration kept by an earlier run: run mode
+# stays in the path for it anyway, so the small gain costs nothing more and
+# is kept.
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off unpaid tune unpaid3 info >/dev/null
+f=$(ls "$TMP"/cache/minirt-*.ini)
+awk '/^signature = / { sig = $3 } { print } /^config = / && sig == "grid=16,1,1" { print "guard = kept 1.250" }' \
+    "$f" >"$TMP/unpaid.ini" && cp "$TMP/unpaid.ini" "$f"
+FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid4 info >/dev/null
+is "$(grep -h '^guard = ' "$f" | sort)" "guard = kept 1.004
+guard = kept 1.250" "  where an earlier run's kept configuration keeps run mode in the path anyway, the small gain is kept"
+
+# And with GPUTUNE_FORCE, which keeps run mode in the path too.
+rm -rf "$TMP/cache"
+FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off unpaid tune unpaid5 info >/dev/null
+f=$(ls "$TMP"/cache/minirt-*.ini)
+awk '/^signature = / { sig = $3 } /^config = / && sig == "grid=16,1,1" { $0 = "config = cache=default" } { print }' \
+    "$f" >"$TMP/unpaid.ini" && cp "$TMP/unpaid.ini" "$f"
+GPUTUNE_FORCE='saxpy* cache=l1' FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid6 info >/dev/null
+is "$(grep -h '^guard = ' "$f")" "guard = kept 1.004" "  and where GPUTUNE_FORCE does"
+
 # Launches that time unevenly (a 2% spread, each read another step of a
 # cycle): each pair's two launches differ by the cycle's step, the same
 # either way round.  A gain of 0.4% shows in every pair alike and is kept

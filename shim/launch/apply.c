@@ -940,10 +940,11 @@ static void carry_times(struct guard_sum *sum, struct gt_plan *p, struct gt_choi
     }
 }
 
-/* Whether the choice's guard ran in this run, with launches to show. */
-static int judged_here(const struct gt_choice *ch)
+/* Whether the choice ran under a guard in this run, checked here or as an
+ * earlier run kept it. */
+static int guarded(const struct gt_choice *ch)
 {
-    return ch->guarded && !ch->failed && atomic_load(&ch->launches) && !ch->guard.earlier;
+    return ch->guarded && !ch->failed && atomic_load(&ch->launches);
 }
 
 /* First pass: what the configurations kept in this run saved, and those
@@ -952,10 +953,12 @@ static void sum_kept(struct guard_sum *sum, struct gt_plan *p)
 {
     pthread_mutex_lock(&p->lock);
     for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
-        if (ch->guarded && !ch->failed && atomic_load(&ch->launches) && ch->guard.earlier)
-            sum->earlier++;
-        if (!judged_here(ch))
+        if (!guarded(ch))
             continue;
+        if (ch->guard.earlier) {
+            sum->earlier++;
+            continue;
+        }
         pthread_mutex_lock(&ch->guard.lock);
         const struct gt_guard *g = &ch->guard;
         if (g->verdict == GT_GUARD_KEPT) {
@@ -976,7 +979,7 @@ static void sum_plan(struct guard_sum *sum, struct gt_plan *p)
 {
     pthread_mutex_lock(&p->lock);
     for (struct gt_choice *ch = p->choices; ch; ch = ch->next) {
-        if (!judged_here(ch))
+        if (!guarded(ch) || ch->guard.earlier)
             continue;
         int unpaid = sum->unpaid && gt_guard_drop_kept(&ch->guard);
         pthread_mutex_lock(&ch->guard.lock);
