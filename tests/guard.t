@@ -143,6 +143,17 @@ cp "$TMP/kept.ini" "$TMP"/cache/minirt-*.ini
 check "  the thirteenth run decides" grep -q "'cache=l1' is 1.25x as fast as the original on the application's own launches (6 and 6 timed); kept" \
     "$TMP/copy13.log"
 
+# A fresh cache tuned by `$1 tune $2 info`, its entry at grid $3 then
+# rewritten by the awk action $4 (sig: the entry's signature, at: grid $3's);
+# the file in $f.
+tuned_then() {
+    rm -rf "$TMP/cache"
+    FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off $1 tune "$2" info >/dev/null
+    f=$(ls "$TMP"/cache/minirt-*.ini)
+    awk -v at="grid=$3,1,1" "/^signature = / { sig = \$3 } $4" "$f" >"$TMP/edited.ini" && cp "$TMP/edited.ini" "$f"
+}
+ORIGINAL='/^config = / && sig == at { $0 = "config = cache=default" } { print }'
+
 # copy at grid 16 once per run, at the end of 0.3 s of launches at grid 8,
 # whose entry keeps the original: the first run only warms up; the second
 # times its one launch, 0.2 or 0.25 ms of 0.3 s, too little to matter, and
@@ -151,11 +162,7 @@ rare() {
     LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=$3 GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" \
         --copies 60 --pace 5 --late 1 $4
 }
-rm -rf "$TMP/cache"
-FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off rare tune rare0 info >/dev/null
-f=$(ls "$TMP"/cache/minirt-*.ini)
-awk '/^signature = / { sig = $3 } /^config = / && sig == "grid=8,1,1" { $0 = "config = cache=default" } { print }' \
-    "$f" >"$TMP/rare.ini" && cp "$TMP/rare.ini" "$f"
+tuned_then rare rare0 8 "$ORIGINAL"
 is "$(grep -c '^config = cache=l1$' "$f")" 1 "a rarely launched configuration: one entry applies, grid 16's"
 FAKECUDA_L1_APP_MS=0.2 rare run rare1 info >/dev/null
 is "$(grep -h '^guard' "$f")" "guard_times = /" "  its first run only warms up"
@@ -193,11 +200,7 @@ unpaid() {
     LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=$3 GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" \
         --copies 100 --late 5000 $4
 }
-rm -rf "$TMP/cache"
-FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off unpaid tune unpaid0 info >/dev/null
-f=$(ls "$TMP"/cache/minirt-*.ini)
-awk '/^signature = / { sig = $3 } /^config = / && sig == "grid=16,1,1" { $0 = "config = cache=default" } { print }' \
-    "$f" >"$TMP/unpaid.ini" && cp "$TMP/unpaid.ini" "$f"
+tuned_then unpaid unpaid0 16 "$ORIGINAL"
 FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid1 info >/dev/null
 is "$(grep -h '^guard = ' "$f")" "guard = dropped 1.004" \
     "a gain that does not pay for the launch path: dropped, with the gain it measured"
@@ -211,21 +214,13 @@ is "$(FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid2 warn --where | head -1)" "mini
 # The same, with grid 16's configuration kept by an earlier run: run mode
 # stays in the path for it anyway, so the small gain costs nothing more and
 # is kept.
-rm -rf "$TMP/cache"
-FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off unpaid tune unpaid3 info >/dev/null
-f=$(ls "$TMP"/cache/minirt-*.ini)
-awk '/^signature = / { sig = $3 } { print } /^config = / && sig == "grid=16,1,1" { print "guard = kept 1.250" }' \
-    "$f" >"$TMP/unpaid.ini" && cp "$TMP/unpaid.ini" "$f"
+tuned_then unpaid unpaid3 16 '{ print } /^config = / && sig == at { print "guard = kept 1.250" }'
 FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid4 info >/dev/null
 is "$(grep -h '^guard = ' "$f" | sort)" "guard = kept 1.004
 guard = kept 1.250" "  where an earlier run's kept configuration keeps run mode in the path anyway, the small gain is kept"
 
 # And with GPUTUNE_FORCE, which keeps run mode in the path too.
-rm -rf "$TMP/cache"
-FAKECUDA_L1_APP_MS=0.2 GPUTUNE_GUARD=off unpaid tune unpaid5 info >/dev/null
-f=$(ls "$TMP"/cache/minirt-*.ini)
-awk '/^signature = / { sig = $3 } /^config = / && sig == "grid=16,1,1" { $0 = "config = cache=default" } { print }' \
-    "$f" >"$TMP/unpaid.ini" && cp "$TMP/unpaid.ini" "$f"
+tuned_then unpaid unpaid5 16 "$ORIGINAL"
 GPUTUNE_FORCE='saxpy* cache=l1' FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid6 info >/dev/null
 is "$(grep -h '^guard = ' "$f")" "guard = kept 1.004" "  and where GPUTUNE_FORCE does"
 
