@@ -4,7 +4,8 @@
 # of rotated order with the environment each needs, compares outputs with the first run's, counts what
 # tuning reported and applied, kills a hung run together with its children, and reports failures,
 # skips and the shim's warnings, the ways of a round timing their groups in turns, the shim's ways but
-# off each with a group beside it with the shim suspended.
+# off each with a group beside it with the shim suspended; --resume reads back what an earlier run of
+# it finished and runs the rest, and an interrupt kills the runs it started.
 # tests/scripts/fake_python plays the workloads.
 . "$(dirname "$0")/lib.sh"
 
@@ -127,6 +128,67 @@ is "$(cell "$TMP/again.out" mlp 11)" "3 (2 faster, 1 applied)" "and its tuned ca
 is "$(cell "$TMP/again.out" mlp 15)" "not resolved: run-empty 1.050x > 1.02x (95% interval 1.050-1.050, one process \
 a way; in-process 1.024x, 95% interval 1.024-1.024, within the target)" \
     "  a target missed in one round is not resolved: the interval holds one process of each way"
+# --resume: one round, then continued to two, into a directory of its own (FAKE_DIR counts the turns).
+rs=$TMP/rs
+mkdir "$rs"
+resume() {
+    FAKE_DIR=$rs FAKE_OUT=$rs/out fake --out "$rs/out" "$@" mlp
+}
+resume --rounds 1 >"$rs/1.out" 2>&1
+resume --rounds 2 --resume >"$rs/2.out" 2>&1
+is "$?" 0 "--resume: exit status 0"
+is "$(grep -c ', read back$' "$rs/2.out")" 7 "  the priming run, the tuning run and round 1's five ways read back"
+check "  each said as it was" grep -qx 'mlp r1 run-tuned: 1.8 ms, warm-up 0.50 s, wall [0-9.]* s, outputs same, read back' \
+    "$rs/2.out"
+is "$(wc -l <"$rs/mlp.plain.turns")" 6 "  round 1 not run again: three turns in each of two rounds"
+is "$(grep -c '^mlp r2 .*outputs same$' "$rs/2.out")" 5 "  round 2 run"
+for n in 2 3 4 5 6 7 8 9 10 11 12 14 15; do
+    is "$(cell "$rs/2.out" mlp $n)" "$(cell "$R" mlp $n)" "  cell $n of the table as two rounds in one go give it"
+done
+rm "$rs/out/mlp/r2.tune.run"
+: >"$rs/out/mlp/r2.stray"
+resume --rounds 2 --resume >"$rs/3.out" 2>&1
+is "$(grep -c ', read back$' "$rs/3.out")" 7 "a round cut short: the whole rounds before it read back"
+is "$(grep -c '^mlp r2 .*outputs same$' "$rs/3.out")" 5 "  and it run again, every way"
+check "  its files cleared first" test ! -e "$rs/out/mlp/r2.stray"
+is "$(wc -l <"$rs/mlp.plain.turns")" 9 "  three turns more"
+is "$(cell "$rs/3.out" mlp 8)" "$(cell "$R" mlp 8)" "  the table as before"
+resume --rounds 2 --resume >"$rs/4.out" 2>&1
+is "$(grep -c ', read back$' "$rs/4.out")" 12 "every round whole: all read back"
+is "$(wc -l <"$rs/mlp.plain.turns")" 9 "  nothing run"
+is "$(cell "$rs/4.out" mlp 11)" "3 (2 faster, 1 applied)" "  the tuned cache still there"
+resume --rounds 2 --resume --set other >/dev/null 2>"$rs/set.err"
+is "$?" 2 "--resume under other settings: exit status 2"
+check "  naming the setting" grep -qF "was run with other settings (set 'budget.seconds=1', now 'other')" "$rs/set.err"
+fake --resume mlp >/dev/null 2>"$rs/noout.err"
+is "$?" 2 "--resume without --out: a usage error"
+check "  saying so" grep -q -- "--resume needs the --out of the run it continues" "$rs/noout.err"
+FAKE_DIR=$rs FAKE_OUT=$rs/new fake --rounds 1 --resume --out "$rs/new" mlp >"$rs/new.out" 2>&1
+is "$?" 0 "--resume where there is nothing to resume: exit status 0"
+check "  saying so" grep -qx "mlp: nothing to resume in $rs/new/mlp; from the start" "$rs/new.out"
+is "$(cell "$rs/new.out" mlp 2)" "2" "  and starting afresh"
+
+# An interrupt (SIGTERM: a background job of this shell ignores SIGINT) ends the runs' processes with
+# the driver: jax's tune mode hangs, in the tuning run until --timeout, then in round 1 while the
+# driver waits for it to be ready, the ways before it waiting for their turns.
+child() {
+    for _ in $(seq 100); do
+        _pid=$(cat "$TMP/jax.child" 2>/dev/null)
+        [ -n "$_pid" ] && [ "$_pid" != "$1" ] && echo "$_pid" && return
+        sleep 0.1
+    done
+}
+rm -f "$TMP/jax.child"
+FAKE_OUT=$TMP/int exec "$B/run" --lib "$GT_PRELOAD" --python "$GT_SRC/tests/scripts/fake_python" --timeout 2 \
+    --set "$FAKE_SET" --rounds 1 --out "$TMP/int" jax >"$TMP/int.out" 2>&1 &
+driver=$!
+hung=$(child "$(child none)")
+kill -TERM "$driver"
+wait "$driver"
+is "$?" 130 "interrupted: exit status 130"
+check "  the hung run of the round killed" not_alive "$hung"
+check "  and those waiting for their turns" sh -c "! grep -qa '$TMP/in[t]/jax/r1' /proc/[0-9]*/cmdline 2>/dev/null"
+
 FAKE_OUT=$TMP/online fake --rounds 2 --online --out "$TMP/online" mlp >"$TMP/online.out" 2>&1
 is "$?" 0 "--online: exit status 0"
 check "  three columns more" grep -q '^| workload | plain ms | off | run (empty) | .* | run (tuned), in-process: active/suspended | online | online, in-process: active/suspended | online against tune (steady) | bitwise |' \
