@@ -260,6 +260,7 @@ static void setup(void)
 {
     struct gt_run_state *a = &gt.run;
     const char *force = gt.env.force;
+    a->started = gt_clock_seconds();
     a->guard = gt.env.guard;
     if (force)
         parse_force(a, force);
@@ -403,8 +404,6 @@ static int tunable(const struct gt_run_state *a, const struct gt_section *sec)
 static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
 {
     pthread_once(&setup_once, setup);
-    if (!a->started)
-        a->started = gt_clock_seconds();
     if (gt.drv.lacks)
         return NULL;
     int tune = gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE || gt.mode == GT_MODE_ONLINE;
