@@ -157,6 +157,9 @@ resume --rounds 2 --resume >"$rs/4.out" 2>&1
 is "$(grep -c ', read back$' "$rs/4.out")" 12 "every round whole: all read back"
 is "$(wc -l <"$rs/mlp.plain.turns")" 9 "  nothing run"
 is "$(cell "$rs/4.out" mlp 11)" "3 (2 faster, 1 applied)" "  the tuned cache still there"
+resume --rounds 1 --resume >"$rs/fewer.out" 2>&1
+is "$(grep -c ', read back$' "$rs/fewer.out")" 7 "fewer rounds asked for than there are: those read back"
+check "  the later ones kept" test -e "$rs/out/mlp/r2.plain.run"
 resume --rounds 2 --resume --set other >/dev/null 2>"$rs/set.err"
 is "$?" 2 "--resume under other settings: exit status 2"
 check "  naming the setting" grep -qF "was run with other settings (set 'budget.seconds=1', now 'other')" "$rs/set.err"
