@@ -107,7 +107,7 @@ struct gt_run_state {
     } *sources;                 /* the files of cache's entries, in order (launch/apply.c) */
     size_t nsources;
     int guard;                  /* GPUTUNE_GUARD: applied configurations are checked (guard.c) */
-    double started;             /* CLOCK_MONOTONIC seconds at the first kernel launch (set up then, once) */
+    double started;             /* CLOCK_MONOTONIC seconds at the first kernel launch with a decision (once) */
     _Atomic double last_verdict; /* CLOCK_MONOTONIC seconds of the guard's last verdict on a launch (plan.c) */
     struct gt_tally launches;   /* every launch the shim's path saw (intercept/hook_launch.c) */
     struct gt_jit jit;

@@ -260,7 +260,6 @@ static void setup(void)
 {
     struct gt_run_state *a = &gt.run;
     const char *force = gt.env.force;
-    a->started = gt_clock_seconds();
     a->guard = gt.env.guard;
     if (force)
         parse_force(a, force);
@@ -270,6 +269,15 @@ static void setup(void)
 }
 
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+/* Not in setup(): run mode sets up as early as the driver's entry points are asked for, and the guard's
+ * shares of the run count from the first launch. */
+static void mark_started(void)
+{
+    gt.run.started = gt_clock_seconds();
+}
+
+static pthread_once_t started_once = PTHREAD_ONCE_INIT;
 
 int gt_apply_idle(void)
 {
@@ -404,6 +412,7 @@ static int tunable(const struct gt_run_state *a, const struct gt_section *sec)
 static struct gt_plan *decide(struct gt_run_state *a, struct gt_kernel *k)
 {
     pthread_once(&setup_once, setup);
+    pthread_once(&started_once, mark_started);
     if (gt.drv.lacks)
         return NULL;
     int tune = gt.mode == GT_MODE_TUNE || gt.mode == GT_MODE_RETUNE || gt.mode == GT_MODE_ONLINE;
