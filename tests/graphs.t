@@ -158,10 +158,12 @@ check "  without a session (the synchronizing calls fail here, and nothing says 
 
 # Online mode, a kernel launched only in a graph: at each replay from the
 # second its candidates take turns in a node of a clone of the graph (the
-# replays 2 ms apart, so that the variants' builds end while they run),
-# each replay timed whole; then the choice is judged on the replays.
+# replays 2 ms apart, and many, so that the variants' builds end while they
+# run even on a loaded machine under ASan: 100 were too few there), each
+# replay timed whole; then the choice is judged on the replays.
+BUILT='--copies 600'
 rm -rf "$TMP/graph12"
-is "$(FAKECUDA_FAIL=$NOSYNC graph online 12 gonl --copies 100 --pace 2)" "copy function 8x256;copy module 8x256;" \
+is "$(FAKECUDA_FAIL=$NOSYNC graph online 12 gonl $BUILT --pace 2)" "copy function 8x256;copy module 8x256;" \
     "online mode: a kernel launched only in a graph is tuned on the replays, its choice put in the graph"
 check "  its candidates took turns, one per replay, and the fastest was chosen" grep -q \
     "kernel copy: launch grid=8,1,1 block=256,1,1 smem=0 tuned online over 37 launches: maxrreg=32 200.00 us against 250.00 us, 1.25x" \
@@ -178,11 +180,11 @@ is "$(graph run 12 gonlrun)" "copy module 8x256;" "  and the next run puts the v
 # of the trial clone, not the whole replay (the stand-in times a replay as
 # its last node: the first node's candidates would all read the second's).
 rm -rf "$TMP/graph26"
-FAKECUDA_FAIL=$NOSYNC graph online 26 gonlmarks --copies 200 --pace 2 --two-nodes >/dev/null
+FAKECUDA_FAIL=$NOSYNC graph online 26 gonlmarks $BUILT --pace 2 --two-nodes >/dev/null
 is "$(grep -c "kernel copy: launch grid=\(8\|16\),1,1 .* tuned online over 37 launches: maxrreg=32 200.00 us against 250.00 us" \
     "$TMP/gonlmarks.log")" 2 "online mode, a graph of two nodes: each node's candidates timed alone, each node's found"
 rm -rf "$TMP/graph27"
-FAKECUDA_FAIL=$NOSYNC,cuGraphAddEventRecordNode graph online 27 gonlnomarks --copies 200 --pace 2 --two-nodes >/dev/null
+FAKECUDA_FAIL=$NOSYNC,cuGraphAddEventRecordNode graph online 27 gonlnomarks $BUILT --pace 2 --two-nodes >/dev/null
 check "  where a node cannot be marked, its turns time the whole replay, said at debug with the kernel and why" sh -c \
     "grep -q 'kernel copy: its node in a graph cannot be timed alone (cuGraphAddEventRecordNode: [A-Z_]*.*); its online turns time the whole replay' '$TMP/gonlnomarks.log' &&
      grep -q 'kernel copy: launch grid=8,1,1 .* tuned online over 13 launches: the original' '$TMP/gonlnomarks.log' &&
@@ -192,7 +194,7 @@ check "  where a node cannot be marked, its turns time the whole replay, said at
 # object may go after a reset): nothing of the shim's touches the events
 # the reset took.
 rm -rf "$TMP/graph28" "$TMP/graph29"
-FAKECUDA_FAIL=$NOSYNC graph online 28 gonlreset --copies 200 --pace 1 --reset >/dev/null 2>"$TMP/gonlreset.err"
+FAKECUDA_FAIL=$NOSYNC graph online 28 gonlreset $BUILT --pace 1 --reset >/dev/null 2>"$TMP/gonlreset.err"
 is "$(cat "$TMP/gonlreset.err")" "" "  a reset after the marked turns: no event of the shim's is used after it"
 check "  (the turns and the judging were over before it)" grep -q \
     "a graph with 1 tuned kernel node (copy first): its replays take 200.00 us against 250.00 us .*; kept" \
