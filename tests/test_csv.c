@@ -13,7 +13,7 @@ static void field(const char *s, const char *want, const char *name)
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     gt_csv_quoted(f, s);
     fclose(f);
-    is_str(buf, want, name);
+    is_str(buf, want, "%s", name);
 }
 
 static int next(struct gt_csv *c, char *err)

@@ -271,8 +271,8 @@ static void test_values(void)
         "  div.u32 %r4, %r1, 0;\n  setp.eq.u32 %p1, %r4, 0;\n",
         "  mov.b32 %r4, 0f3F800000;\n  setp.eq.u32 %p1, %r4, 0x3F800000;\n",
         "  ld.global.u32 %r4, [%rd9];\n  setp.eq.u32 %p1, %r4, 0;\n",
-        "  mov.u32 %r5, 0;\n  ld.global.u32 %r4, [%rd9];\n  setp.eq.u32 %p2, %r4, 0;\n  @%p2 mov.u32 %r5, 1;\n"
-        "  setp.eq.u32 %p1, %r5, 1;\n",
+        ("  mov.u32 %r5, 0;\n  ld.global.u32 %r4, [%rd9];\n  setp.eq.u32 %p2, %r4, 0;\n  @%p2 mov.u32 %r5, 1;\n"
+         "  setp.eq.u32 %p1, %r5, 1;\n"),
         "  mov.u64 %rd2, smem;\n  setp.eq.u64 %p1, %rd2, 0;\n",
         "  mov.u32 %r4, %smid;\n  setp.eq.u32 %p1, %r4, 0;\n",
         "  add.f32 %f1, %f2, %f3;\n  mov.b32 %r4, %f1;\n  setp.eq.u32 %p1, %r4, 0;\n",

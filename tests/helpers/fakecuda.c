@@ -1008,8 +1008,8 @@ static CUresult elapsed_v2(float *ms, CUevent a, CUevent b) { return elapsed("cu
  * dlsym runs at each lookup, so that FAKECUDA_HIDE can take them away as a
  * driver that predates one would not have it. */
 typedef CUresult (*elapsed_fn)(float *, CUevent, CUevent);
-static elapsed_fn resolve_elapsed_v1(void) { return hidden("cuEventElapsedTime") ? NULL : elapsed_v1; }
-static elapsed_fn resolve_elapsed_v2(void) { return hidden("cuEventElapsedTime_v2") ? NULL : elapsed_v2; }
+__attribute__((used)) static elapsed_fn resolve_elapsed_v1(void) { return hidden("cuEventElapsedTime") ? NULL : elapsed_v1; }
+__attribute__((used)) static elapsed_fn resolve_elapsed_v2(void) { return hidden("cuEventElapsedTime_v2") ? NULL : elapsed_v2; }
 
 #undef cuEventElapsedTime
 CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) __attribute__((ifunc("resolve_elapsed_v1")));
