@@ -17,6 +17,8 @@ if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ "$stamp" -nt "$src/kernels.cu" 
 fi
 
 mkdir -p "$(dirname "$dir")"
+# Absolute, since the compiles run in the temporary directory.
+dir=$(cd "$(dirname "$dir")" && pwd)/$(basename "$dir")
 tmp=$(mktemp -d "$dir.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
