@@ -259,6 +259,19 @@ FWBENCH_STEADY=9 FAKE_OUT=$TMP/steady fake --rounds 1 --out "$TMP/steady" mlp >"
 check "  or FWBENCH_STEADY's iterations, in every process" \
     grep -q '^- warm-up: FWBENCH_STEADY=9 iterations in every process$' "$TMP/steady/frameworks.md"
 
+# Each way's process starts as the one before it is told to build, and builds once that one is ready:
+# its imports overlap that warm-up, its own warm-up overlaps none.
+mkdir "$TMP/warm"
+FAKE_WARM=1 FAKE_DIR=$TMP/warm FAKE_OUT=$TMP/warm/out fake --rounds 1 --out "$TMP/warm/out" mlp >/dev/null 2>&1
+overlap() {
+    awk -v a="$1" -v b="$2" '$0 == "start " b { s = NR } $0 == "ready " a { r = NR } $0 == "build " b { w = NR }
+                             END { exit !(s && r && w && s < r && r < w) }' "$TMP/warm/mlp.events"
+}
+for pair in "plain off" "off run-empty" "run-empty tune" "tune run-tuned"; do
+    set -- $pair
+    check "$2 starts while $1 warms up, and builds once it is ready" overlap "$1" "$2"
+done
+
 # fwbench.run itself, on a workload of plain Python (no framework): the
 # warm-up's iterations as the workload sets them, or FWBENCH_STEADY's.
 cat >"$TMP/tiny_workload.py" <<'PYEOF'

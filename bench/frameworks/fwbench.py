@@ -25,7 +25,10 @@ nodes among them), one line per kernel and one for them all:
 FWBENCH_STEADY=W sets the warm-up's iterations (a training workload's
 outputs then differ from a run with another warm-up).
 
-Under bench/frameworks/run (FWBENCH_TURNS) each group is a turn the driver
+Under bench/frameworks/run (FWBENCH_TURNS) a workload says `loaded` once its
+frameworks are imported and builds its model only when told `build`, so that
+the driver can start one process's imports while the one before it warms up
+alone on the device; then each group is a turn the driver
 gives, timed as two halves of N/2 iterations back to back: the measured half
 second on even turns and first on odd ones; time_ms counts the measured
 halves.  With FWBENCH_PAIRED=1 and libgputune loaded (it exports
@@ -223,11 +226,20 @@ def time_turn(step, sync, per_group, turn, suspend):
     return ms[True], ms[False]
 
 
-def timed_groups(step, sync, groups, per_group, tune_s):
+def await_build(pipes):
+    """Under the driver: `loaded`, then its `build` awaited (the top comment says why); anything else ends
+    the run."""
+    go, done = pipes
+    done.write("loaded\n")
+    if go.readline().strip() != "build":
+        sys.exit(1)
+
+
+def timed_groups(pipes, step, sync, groups, per_group, tune_s):
     """(ms, suspended ms or None) per iteration of each group: all at once when run alone; under the
     driver, one group per `go` it sends, so that the ways it compares take turns on the device group by
     group, until it sends `end`."""
-    pipes, suspend = turns(), suspender()
+    suspend = suspender()
     if pipes is None and suspend is None:
         return [(time_group(step, sync, per_group), None) for _ in range(groups)]
     if pipes is None:
@@ -269,13 +281,16 @@ def run(out, build, groups, per_group, warmup=STEADY):
     if per_group % 2:
         raise ValueError(f"per_group {per_group} is odd: a turn times two groups of half as many")
     warmup = int(os.environ.get("FWBENCH_STEADY", warmup))
+    pipes = turns()
+    if pipes is not None:
+        await_build(pipes)
     t0 = time.perf_counter()
     step, sync, outputs = build()
     for _ in range(warmup):
         step()
     sync()
     tune_s = time.perf_counter() - t0
-    timed = timed_groups(step, sync, groups, per_group, tune_s)
+    timed = timed_groups(pipes, step, sync, groups, per_group, tune_s)
     if not timed:
         print("no group was timed", file=sys.stderr)
         sys.exit(1)
