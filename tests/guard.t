@@ -198,18 +198,29 @@ done
 # driver.
 unpaid() {
     LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=$1 GPUTUNE_LOG=$3 GPUTUNE_LOG_FILE="$TMP/$2.log" shim "$H/minirt" \
-        --copies 100 --late 5000 $4
+        --copies 100 --late "${LATE:-5000}" $4
 }
 tuned_then unpaid unpaid0 16 "$ORIGINAL"
 FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid1 info >/dev/null
 is "$(grep -h '^guard = ' "$f")" "guard = dropped 1.004" \
     "a gain that does not pay for the launch path: dropped, with the gain it measured"
-check "  saying why" grep -Eq "in the application: the 1 configurations measured faster saved 0\.[01][0-9] ms of GPU time, less than the 0\.3[0-9] ms run mode's path would add to the 51[0-9][0-9] launches of this run \(60 ns each\): dropped, so that run mode leaves the launches to the driver" \
+check "  saying why" grep -Eq "in the application: the 1 configurations measured faster saved 0\.[01][0-9] ms of GPU time, less than 2 x the 0\.3[0-9] ms run mode's path would add to the 51[0-9][0-9] launches of this run \(60 ns each\): dropped, so that run mode leaves the launches to the driver" \
     "$TMP/unpaid1.log"
-check "  and counting it at exit" grep -q "of 1 applied configurations checked on its own launches, 1 measured faster and dropped as saving less than the launch path costs (1.00x over their 100 launches" \
+check "  and counting it at exit" grep -q "of 1 applied configurations checked on its own launches, 1 measured faster and dropped as saving too little for the launch path (1.00x over their 100 launches" \
     "$TMP/unpaid1.log"
 is "$(FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid2 warn --where | head -1)" "minirt: cuLaunchKernel from libcuda.so.1" \
     "  the next run has nothing left to apply: the driver's own launches"
+
+# Over 1150 more launches (a path of 0.075 ms at 60 ns each) the 0.1 ms
+# saved pays for the path once, not twice: dropped; over 600 (0.042 ms) it
+# pays twice over: kept.
+for case in "1150 dropped" "600 kept"; do
+    set -- $case
+    tuned_then unpaid "pay$1" 16 "$ORIGINAL"
+    LATE=$1 FAKECUDA_L1_APP_MS=0.249 unpaid run "pay$1.run" info >/dev/null
+    is "$(grep -h '^guard = ' "$f" | cut -d' ' -f1-3)" "guard = $2" \
+        "  the gain against twice the path of $1 more launches: $2"
+done
 
 # The same, with grid 16's configuration kept by an earlier run: run mode
 # stays in the path for it anyway, so the small gain costs nothing more and

@@ -1048,19 +1048,20 @@ static void say_slow(unsigned long planned)
 }
 
 /* Whether the configurations kept in this run saved less GPU time than
- * run mode's path costs the host at every launch of the run: without them
+ * GT_GUARD_PAY times what run mode's path costs the host at every launch
+ * of the run: without them
  * (and with nothing else that applies) run mode leaves the launches to the
  * driver.  Where an earlier run's kept configurations or GPUTUNE_FORCE keep
  * run mode in the path anyway, the path costs these nothing more. */
 static int unpaid(const struct guard_sum *sum)
 {
     double path_us = (double)sum->path * GT_GUARD_PATH_NS / 1e3;
-    if (!sum->kept || sum->earlier || gt.run.nforce || sum->saved_us >= path_us)
+    if (!sum->kept || sum->earlier || gt.run.nforce || sum->saved_us >= GT_GUARD_PAY * path_us)
         return 0;
-    gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than the %.2f "
-            "ms run mode's path would add to the %lu launches of this run (%d ns each): dropped, so that run mode "
-            "leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, path_us / 1e3, sum->path,
-            GT_GUARD_PATH_NS);
+    gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than %d x the "
+            "%.2f ms run mode's path would add to the %lu launches of this run (%d ns each): dropped, so that run "
+            "mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY, path_us / 1e3,
+            sum->path, GT_GUARD_PATH_NS);
     return 1;
 }
 
@@ -1109,7 +1110,7 @@ void gt_apply_exit(void)
         if (sum.kept)
             snprintf(kept, sizeof kept, "%d measured faster and %s (%.2fx over their %lu launches, %.1f ms of GPU "
                      "time saved in %.2f s since the first launch, %.2f%% of it)", sum.kept,
-                     sum.unpaid ? "dropped as saving less than the launch path costs" : "kept",
+                     sum.unpaid ? "dropped as saving too little for the launch path" : "kept",
                      sum.orig_us / (sum.orig_us - sum.saved_us), sum.launches, sum.saved_us / 1e3, ran,
                      ran > 0 ? sum.saved_us / 1e4 / ran : 0);
         gt_info("in the application: of %d applied configurations checked on its own launches, %s, %d dropped as "

@@ -27,6 +27,17 @@
  * or run mode would be slower with them than without. */
 #define GT_GUARD_PATH_NS 60
 
+/* What the kept configurations must save, in multiples of the path's cost
+ * at GT_GUARD_PATH_NS: that constant is one host's, a slower host or a
+ * launch of more arguments costs more (bench/launch_path: 69 ns on a
+ * two-core EPYC host), and each saving is estimated from a few dozen pairs
+ * of launches.  Paid twice over, they still leave the run no slower where the
+ * path costs twice the constant or they saved half what their pairs said.
+ * Paid once, on the H200, resnet18's kept carve-out (20.6 ms saved against
+ * 18.7-20.6 ms) and compile_block's four (4.1 ms against 3.9 ms) kept the
+ * shim in every launch's path for no gain the application could see. */
+#define GT_GUARD_PAY 2
+
 enum gt_guard_verdict { GT_GUARD_CHECKING, GT_GUARD_KEPT, GT_GUARD_DROPPED };
 
 /* One launch under check: what it runs and the events around it. */
