@@ -285,6 +285,42 @@ PYEOF
 out=$(PYTHONPATH="$B" "$PY" "$TMP/tiny_workload.py" "$TMP/tiny.bin" 2>&1)
 check "fwbench.run: the workload's warm-up, and its groups" sh -c 'printf "%s\n" "$1" | grep -qx "iterations 5+2x2"' - "$out"
 is "$(cat "$TMP/tiny.bin")" 9 "  its steps all taken: 5 + 2 x 2"
+# And under the driver's turns (FWBENCH_TURNS), played by a harness that answers with WORD, then two
+# `go`s and `end` while the workload answers: what it says, and its exit status.
+cat >"$TMP/turns.py" <<'PYEOF'
+import os
+import subprocess
+import sys
+
+go_r, go_w = os.pipe()
+done_r, done_w = os.pipe()
+env = dict(os.environ, FWBENCH_TURNS=f"{go_r} {done_w}")
+p = subprocess.Popen([sys.executable] + sys.argv[2:], env=env, pass_fds=(go_r, done_w), stdout=subprocess.DEVNULL)
+os.close(go_r)
+os.close(done_w)
+go, done = os.fdopen(go_w, "w", buffering=1), os.fdopen(done_r)
+said = [done.readline().split()[0]]
+try:
+    for word in (sys.argv[1], "go", "go", "end"):
+        go.write(word + "\n")
+        if word != "end":
+            said.append((done.readline().split() or ["eof"])[0])
+        if said[-1] == "eof":
+            break
+    go.close()
+except BrokenPipeError:
+    pass
+said.append(str(p.wait()))
+print(" ".join(said))
+PYEOF
+rm -f "$TMP/tiny.bin"
+out=$(PYTHONPATH="$B" "$PY" "$TMP/turns.py" build "$TMP/tiny_workload.py" "$TMP/tiny.bin" 2>&1)
+is "$out" "loaded ready done done 0" "under turns: loaded, ready once told to build, done for each go, exit status 0"
+is "$(cat "$TMP/tiny.bin")" 9 "  its steps all taken"
+rm -f "$TMP/tiny.bin"
+out=$(PYTHONPATH="$B" "$PY" "$TMP/turns.py" stop "$TMP/tiny_workload.py" "$TMP/tiny.bin" 2>&1)
+is "$out" "loaded eof 1" "  told anything but build: it builds nothing and ends, exit status 1"
+check "  writing no outputs" test ! -e "$TMP/tiny.bin"
 out=$(FWBENCH_STEADY=7 PYTHONPATH="$B" "$PY" "$TMP/tiny_workload.py" "$TMP/tiny.bin" 2>&1)
 check "FWBENCH_STEADY=7: seven warm-up iterations" sh -c 'printf "%s\n" "$1" | grep -qx "iterations 7+2x2"' - "$out"
 is "$(cat "$TMP/tiny.bin")" 11 "  and its steps all taken: 7 + 2 x 2"
