@@ -70,6 +70,10 @@ static const struct gt_env_var vars[GT_ENV_COUNT] = {
                                                       "those of another device of its architecture, with a warning"},
     [GT_ENV_BUDGET] = {"GPUTUNE_BUDGET", GT_ENV_SECONDS, FIELD(budget), .max = 1000000, .unset = "no bound",
                        .meaning = "seconds of tuning for the whole process, hottest signatures first"},
+    [GT_ENV_PATH_NS] = {"GPUTUNE_PATH_NS", GT_ENV_INT, FIELD(path_ns), .min = 1, .max = 1000000,
+                        .unset = "measured in the process, at least 60",
+                        .meaning = "host ns a launch that run mode's path is charged, against which the guard "
+                                   "weighs what kept configurations saved"},
 };
 
 const struct gt_env_var *gt_env_var(enum gt_env_id id)

@@ -24,6 +24,7 @@ enum gt_env_id {
     GT_ENV_CACHE_PATH,
     GT_ENV_PLOTS,
     GT_ENV_STRICT_DEVICE,
+    GT_ENV_PATH_NS,
     GT_ENV_COUNT
 };
 
@@ -58,6 +59,7 @@ struct gt_env {
     int strict_device; /* 1: only this device's cache entries */
     uint64_t jobs; /* 0: the processors */
     uint64_t seed;
+    uint64_t path_ns; /* host ns a launch of the shim's path is charged; 0: measured */
     double budget; /* seconds of tuning for the whole process; 0: no bound */
     const char *log_file, *policy, *force, *cache_dir, *report, *set, *trials, *cache_file, *cache_path,
         *plots;

@@ -21,6 +21,7 @@
 #include "memtrack.h"
 #include "pool.h"
 #include "store.h"
+#include "pathcost.h"
 #include "tally.h"
 
 #include <pthread.h>
@@ -110,6 +111,7 @@ struct gt_run_state {
     double started;             /* CLOCK_MONOTONIC seconds at the first kernel launch with a decision (once) */
     _Atomic double last_verdict; /* CLOCK_MONOTONIC seconds of the guard's last verdict on a launch (plan.c) */
     struct gt_tally launches;   /* every launch the shim's path saw (intercept/hook_launch.c) */
+    struct gt_pathcost path;    /* what that path added to the launches sampled (intercept/hook_launch.c) */
     struct gt_jit jit;
     struct gt_store store;
     int have_store;

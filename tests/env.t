@@ -17,7 +17,7 @@ env -i PATH="$PATH" "$G" env >"$TMP/clean.out" 2>"$TMP/clean.err"
 is "$?" 0 "gputune env in a clean environment: exit status 0"
 is "$(cat "$TMP/clean.err")" "" "  nothing to say"
 sed -n 's/^\(GPUTUNE_[A-Z_]*\) = .*/\1/p' "$TMP/clean.out" | sort >"$TMP/table.names"
-is "$(wc -l <"$TMP/table.names" | tr -d ' ')" 18 "  a line per variable of the table"
+is "$(wc -l <"$TMP/table.names" | tr -d ' ')" 19 "  a line per variable of the table"
 check "README's environment table lists exactly the table's names" diff "$TMP/readme.names" "$TMP/table.names"
 check "  each with its default and what it accepts" \
     grep -qx '    one of off, run, tune, retune, online; off: .*' "$TMP/clean.out"

@@ -204,23 +204,30 @@ tuned_then unpaid unpaid0 16 "$ORIGINAL"
 FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid1 info >/dev/null
 is "$(grep -h '^guard = ' "$f")" "guard = dropped 1.004" \
     "a gain that does not pay for the launch path: dropped, with the gain it measured"
-check "  saying why" grep -Eq "in the application: the 1 configurations measured faster saved 0\.[01][0-9] ms of GPU time, less than 2 x the 0\.3[0-9] ms run mode's path would add to the 51[0-9][0-9] launches of this run \(60 ns each\): dropped, so that run mode leaves the launches to the driver" \
+check "  saying why" grep -Eq "in the application: the 1 configurations measured faster saved 0\.[01][0-9] ms of GPU time, less than 2 x the [0-9.]+ ms run mode's path would add to the 51[0-9][0-9] launches of this run \(([0-9]+ ns each: as|60 ns each: GT_GUARD_PATH_NS, above the [0-9]+ ns) measured on (19|20) of them\): dropped, so that run mode leaves the launches to the driver" \
+    "$TMP/unpaid1.log"
+check "  and what the path measured, one launch in 256" grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last (19|20) launches timed \(one in 256\)" \
     "$TMP/unpaid1.log"
 check "  and counting it at exit" grep -q "of 1 applied configurations checked on its own launches, 1 measured faster and dropped as saving too little for the launch path (1.00x over their 100 launches" \
     "$TMP/unpaid1.log"
 is "$(FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid2 warn --where | head -1)" "minirt: cuLaunchKernel from libcuda.so.1" \
     "  the next run has nothing left to apply: the driver's own launches"
 
-# Over 1150 more launches (a path of 0.075 ms at 60 ns each) the 0.1 ms
-# saved pays for the path once, not twice: dropped; over 600 (0.042 ms) it
-# pays twice over: kept.
-for case in "1150 dropped" "600 kept"; do
+# Over 1150 more launches (a path of 0.075 ms at 60 ns each, too few
+# launches timed for a figure of their own) the 0.1 ms saved pays for the
+# path once, not twice: dropped; over 600 (0.042 ms) it pays twice over:
+# kept, unless GPUTUNE_PATH_NS charges each launch more.
+for case in "1150 dropped" "600 kept" "600 dropped 1000"; do
     set -- $case
     tuned_then unpaid "pay$1" 16 "$ORIGINAL"
-    LATE=$1 FAKECUDA_L1_APP_MS=0.249 unpaid run "pay$1.run" info >/dev/null
+    GPUTUNE_PATH_NS=${3-} LATE=$1 FAKECUDA_L1_APP_MS=0.249 unpaid run "pay$1.run" info >/dev/null
     is "$(grep -h '^guard = ' "$f" | cut -d' ' -f1-3)" "guard = $2" \
-        "  the gain against twice the path of $1 more launches: $2"
+        "  the gain against twice the path of $1 more launches${3:+ at GPUTUNE_PATH_NS=$3}: $2"
 done
+check "  at GPUTUNE_PATH_NS, saying so" grep -q "ms run mode's path would add to the 70[0-9] launches of this run (1000 ns each: GPUTUNE_PATH_NS)" \
+    "$TMP/pay600.run.log"
+check "  and at the floor where too few launches were timed" grep -Eq "the 12[0-9][0-9] launches of this run \(60 ns each: GT_GUARD_PATH_NS, with 4 launches measured, too few\)" \
+    "$TMP/pay1150.run.log"
 
 # The same, with grid 16's configuration kept by an earlier run: run mode
 # stays in the path for it anyway, so the small gain costs nothing more and

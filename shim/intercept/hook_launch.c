@@ -53,27 +53,47 @@ static CUresult watched(const struct gt_call *c, unsigned flags)
 }
 
 /* Every launch in the shim's path, counted on the thread's own slot: what
- * the guard weighs the applied configurations' gain against at exit. */
-static void count(void)
+ * the guard weighs the applied configurations' gain against at exit.
+ * Whether this launch is one of those whose path is timed. */
+static int count(void)
 {
     static _Thread_local struct gt_tally_slot *mine;
-    if (mine || (mine = gt_tally_join(&gt.run.launches)))
-        gt_tally_add(mine);
+    if (!mine && !(mine = gt_tally_join(&gt.run.launches)))
+        return 0;
+    gt_tally_add(mine);
+    return (atomic_load_explicit(&mine->n, memory_order_relaxed) & (GT_PATHCOST_EVERY - 1)) == 0;
 }
 
 /* In the modes that run sessions every launch waits while another thread
  * runs one. */
-static CUresult launch(const struct gt_call *c, unsigned flags)
+static CUresult through(const struct gt_call *c, unsigned flags)
 {
-    if (gt.mode == GT_MODE_OFF || gt_apply_idle())
-        return gt_call_launch(c, c->f, &c->g);
-    count();
     if (!gt_session_mode())
         return watched(c, flags);
     gt_session_enter();
     CUresult r = watched(c, flags);
     gt_session_leave();
     return r;
+}
+
+/* A sampled launch: the path's time less the driver's launch in it, which
+ * the application pays without the shim too (base/pathcost.c). */
+static CUresult timed(const struct gt_call *c, unsigned flags)
+{
+    uint64_t in_driver = 0;
+    struct gt_call t = *c;
+    t.in_driver = &in_driver;
+    uint64_t t0 = gt_pathcost_now();
+    CUresult r = through(&t, flags);
+    gt_pathcost_add(&gt.run.path, gt_pathcost_now() - t0, in_driver);
+    return r;
+}
+
+static CUresult launch(const struct gt_call *c, unsigned flags)
+{
+    if (gt.mode == GT_MODE_OFF || gt_apply_idle())
+        return gt_call_launch(c, c->f, &c->g);
+    return count() ? timed(c, flags) : through(c, flags);
 }
 
 static CUresult launch_plain(PFN_cuLaunchKernel_v4000 real, enum gt_entry e, CUfunction f, unsigned gx, unsigned gy,

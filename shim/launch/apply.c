@@ -1047,6 +1047,37 @@ static void say_slow(unsigned long planned)
             planned, all, n[SLOW_FIRST], n[SLOW_CHANGED], n[SLOW_TURN], n[SLOW_ARGS]);
 }
 
+static void say_path(void)
+{
+    int n;
+    double ns = gt_pathcost_ns(&gt.run.path, &n);
+    if (ns >= 0)
+        gt_info("launch path: %.0f ns of host time a launch beside the driver's own, the median of the last %d "
+                "launches timed (one in %d)", ns, n, GT_PATHCOST_EVERY);
+}
+
+/* The host ns a launch of the shim's path is charged, and in `how` where
+ * that figure comes from: GPUTUNE_PATH_NS, else what the sampled launches
+ * measured (intercept/hook_launch.c), but never below GT_GUARD_PATH_NS: a
+ * sample leaves out what the path costs the driver's own call after it
+ * (caches and branch history it displaced). */
+static double path_ns(char *how, size_t len)
+{
+    int n;
+    if (gt.env.path_ns) {
+        snprintf(how, len, "GPUTUNE_PATH_NS");
+        return (double)gt.env.path_ns;
+    }
+    double ns = gt_pathcost_ns(&gt.run.path, &n);
+    if (ns < 0)
+        snprintf(how, len, "GT_GUARD_PATH_NS, with %d launches measured, too few", n);
+    else if (ns <= GT_GUARD_PATH_NS)
+        snprintf(how, len, "GT_GUARD_PATH_NS, above the %.0f ns measured on %d of them", ns, n);
+    else
+        snprintf(how, len, "as measured on %d of them", n);
+    return ns > GT_GUARD_PATH_NS ? ns : GT_GUARD_PATH_NS;
+}
+
 /* Whether the configurations kept in this run saved less GPU time than
  * GT_GUARD_PAY times what run mode's path costs the host at every launch
  * of the run: without them
@@ -1055,13 +1086,14 @@ static void say_slow(unsigned long planned)
  * run mode in the path anyway, the path costs these nothing more. */
 static int unpaid(const struct guard_sum *sum)
 {
-    double path_us = (double)sum->path * GT_GUARD_PATH_NS / 1e3;
+    char how[96];
+    double ns = path_ns(how, sizeof how), path_us = (double)sum->path * ns / 1e3;
     if (!sum->kept || sum->earlier || gt.run.nforce || sum->saved_us >= GT_GUARD_PAY * path_us)
         return 0;
     gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than %d x the "
-            "%.2f ms run mode's path would add to the %lu launches of this run (%d ns each): dropped, so that run "
-            "mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY, path_us / 1e3,
-            sum->path, GT_GUARD_PATH_NS);
+            "%.2f ms run mode's path would add to the %lu launches of this run (%.0f ns each: %s): dropped, so that "
+            "run mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY,
+            path_us / 1e3, sum->path, ns, how);
     return 1;
 }
 
@@ -1095,6 +1127,7 @@ void gt_apply_exit(void)
     pthread_mutex_unlock(&gt.track.reg.lock);
     if (info) {
         say_slow(planned);
+        say_path();
         if (gt.mode == GT_MODE_ONLINE)
             gt_online_report();
     }

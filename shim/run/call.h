@@ -18,6 +18,7 @@ struct gt_call {
     CUstream s;
     void **params, **extra;
     const CUlaunchConfig *config; /* cuLaunchKernelEx's */
+    uint64_t *in_driver;          /* where set, the ns of its launches in the driver are added here */
 };
 
 CUresult gt_call_launch(const struct gt_call *c, CUfunction f, const struct gt_geom *g);
