@@ -19,20 +19,22 @@
  * run would otherwise be carried from run to run for dozens of runs). */
 #define GT_GUARD_RARE 0.001
 
-/* The host time run mode's path adds to a launch while any configuration
- * applies, against the driver's own entry points, which run mode hands out
- * when nothing does (launch/apply.c: gt_apply_idle): 23-63 ns a launch of
- * PyTorch's in bench/frameworks/launch_cost on an H200 host.  What a run's
- * kept configurations saved must pay for that at every launch of the run,
- * or run mode would be slower with them than without. */
+/* The least host time run mode's path is taken to add to a launch while
+ * any configuration applies, against the driver's own entry points, which
+ * run mode hands out when nothing does (launch/apply.c: gt_apply_idle):
+ * 23-63 ns a launch of PyTorch's in bench/frameworks/launch_cost on an H200
+ * host.  What a run's kept configurations saved must pay for the path at
+ * every launch of the run, or run mode would be slower with them than
+ * without; the path's cost is measured in the process (base/pathcost.c),
+ * which leaves out what the path costs the driver's call after it, so the
+ * figure never goes below this. */
 #define GT_GUARD_PATH_NS 60
 
-/* What the kept configurations must save, in multiples of the path's cost
- * at GT_GUARD_PATH_NS: that constant is one host's, a slower host or a
- * launch of more arguments costs more (bench/launch_path: 69 ns on a
- * two-core EPYC host), and each saving is estimated from a few dozen pairs
- * of launches.  Paid twice over, they still leave the run no slower where the
- * path costs twice the constant or they saved half what their pairs said.
+/* What the kept configurations must save, in multiples of the path's cost:
+ * that cost varies from launch to launch and its floor is one host's, and
+ * each saving is estimated from a few dozen pairs of launches.  Paid twice
+ * over, they still leave the run no slower where the path costs twice the
+ * figure or they saved half what their pairs said.
  * Paid once, on the H200, resnet18's kept carve-out (20.6 ms saved against
  * 18.7-20.6 ms) and compile_block's four (4.1 ms against 3.9 ms) kept the
  * shim in every launch's path for no gain the application could see. */
