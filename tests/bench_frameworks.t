@@ -206,6 +206,10 @@ is "$(cell "$TMP/online.out" mlp 12)" "0.895x (0.895-0.895), ahead" \
     "  and against tune mode's steady state in the same turns: 1.7 ms over 1.9"
 check "  online's tuning ended within its warm-up: no runs listed for tuning after it" \
     sh -c "! grep -q '^Tuning after the warm-up' '$TMP/online.out'"
+check "the launch path's cost as tune and online mode measured it, over the rounds" grep -qxF \
+    -e "- mlp, tune: 57 ns a launch, the median of 2 runs (57-57)" -e "- mlp, online: 41 ns a launch, the median of 2 runs (41-41)" \
+    "$TMP/online.out"
+is "$(grep -c -e '^- mlp, tune: 57 ns' -e '^- mlp, online: 41 ns' "$TMP/online.out")" 2 "  one line each"
 FAKE_ONLINE_LAST=9 FAKE_OUT=$TMP/late fake --rounds 1 --online --out "$TMP/late" mlp >"$TMP/late.out" 2>&1
 check "online's last signature decided after its warm-up: the run is listed, with both times" grep -qxF -e \
     "- mlp, round 1, online: its last signature decided online 9.0 s after its first launch, its warm-up 0.5 s" \
