@@ -816,6 +816,7 @@ static enum gt_rc prepare(struct gt_session *s, char *why, size_t len)
     }
     s->trial = *s->c;
     s->trial.s = s->stream;
+    s->trial.in_driver = NULL; /* trials are the session's cost, not the application's launch */
     choose_comparison(s);
     collect(s);
     if (gt_snapshot_alloc(&s->snap, why, len) != 0)
