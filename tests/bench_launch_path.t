@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/launch_path on the stand-in driver: it runs each mode, prints a row
 # per mode with its median and its excess over off, names the log level it
-# ran at and the memory written between launches, and says what is missing
+# ran at and the memory written between launches (at info, the figure each
+# mode's shim measured its own path at), and says what is missing
 # when the build is.  Its figures are
 # timings, so nothing here asserts their size.  With --instructions it
 # counts under valgrind instead, where valgrind is installed and the build
@@ -23,6 +24,10 @@ done
 check "off's excess over itself is nothing" sh -c 'printf "%s\n" "$1" | grep -Eq "^off +[0-9.]+ +\+0\.0 "' - "$out"
 info=$(GPUTUNE_LOG=info GT_BUILD="$GT_BUILD" "$LP" 4 5 2>&1 | head -1)
 check "GPUTUNE_LOG sets the level it runs at" sh -c 'printf "%s\n" "$1" | grep -q "log level info"' - "$info"
+own=$(GPUTUNE_LOG=info GT_BUILD="$GT_BUILD" "$LP" 8 600 2>&1 | tail -1)
+check "  and at info, over enough launches, the figure each mode's shim measured its path at" sh -c \
+    'printf "%s\n" "$1" | grep -Eq "^the shim.s own figure for its path, the median over the runs: run [0-9.]+ ns, run-tuned [0-9.]+ ns, tune [0-9.]+ ns, online [0-9.]+ ns$"' - "$own"
+check "  not at warn" sh -c '! printf "%s\n" "$1" | grep -q "own figure"' - "$out"
 thrash=$(GT_BUILD="$GT_BUILD" "$LP" 4 5 64 2>&1)
 is "$?" 0 "THRASH_KB: exit 0"
 check "THRASH_KB: the header says how much is written between launches, a row per mode" sh -c \
