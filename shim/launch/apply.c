@@ -1047,6 +1047,7 @@ static void say_slow(unsigned long planned)
             planned, all, n[SLOW_FIRST], n[SLOW_CHANGED], n[SLOW_TURN], n[SLOW_ARGS]);
 }
 
+/* What the sampled launches measured the path at, where they are enough. */
 static void say_path(void)
 {
     int n;
@@ -1080,10 +1081,10 @@ static double path_ns(char *how, size_t len)
 
 /* Whether the configurations kept in this run saved less GPU time than
  * GT_GUARD_PAY times what run mode's path costs the host at every launch
- * of the run: without them
- * (and with nothing else that applies) run mode leaves the launches to the
- * driver.  Where an earlier run's kept configurations or GPUTUNE_FORCE keep
- * run mode in the path anyway, the path costs these nothing more. */
+ * of the run: without them (and with nothing else that applies) run mode
+ * leaves the launches to the driver.  Where an earlier run's kept
+ * configurations or GPUTUNE_FORCE keep run mode in the path anyway, the
+ * path costs these nothing more. */
 static int unpaid(const struct guard_sum *sum)
 {
     char how[96];
