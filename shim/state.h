@@ -19,9 +19,9 @@
 #include "log.h"
 #include "map.h"
 #include "memtrack.h"
+#include "pathcost.h"
 #include "pool.h"
 #include "store.h"
-#include "pathcost.h"
 #include "tally.h"
 
 #include <pthread.h>

@@ -14,11 +14,8 @@ struct gt_pathcost {
     _Atomic uint64_t ns[GT_PATHCOST_KEPT]; /* the last ones, a ring */
 };
 
-/* Nanoseconds on the monotonic clock. */
-uint64_t gt_pathcost_now(void);
-
 /* One sample: a wrapped call took `total` ns from the path's entry to its
- * return, of which `inner` ns in what it wraps. */
+ * return, of which `inner` ns in what it wraps (both by gt_clock_ns). */
 void gt_pathcost_add(struct gt_pathcost *p, uint64_t total, uint64_t inner);
 
 /* The median of the samples kept, less what the clock's four reads in each

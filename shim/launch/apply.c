@@ -1047,29 +1047,26 @@ static void say_slow(unsigned long planned)
             planned, all, n[SLOW_FIRST], n[SLOW_CHANGED], n[SLOW_TURN], n[SLOW_ARGS]);
 }
 
-/* What the sampled launches measured the path at, where they are enough. */
-static void say_path(void)
+/* What the n sampled launches measured the path at (ns), where they are
+ * enough (base/pathcost.c: gt_pathcost_ns). */
+static void say_path(double ns, int n)
 {
-    int n;
-    double ns = gt_pathcost_ns(&gt.run.path, &n);
     if (ns >= 0)
         gt_info("launch path: %.0f ns of host time a launch beside the driver's own, the median of the last %d "
                 "launches timed (one in %d)", ns, n, GT_PATHCOST_EVERY);
 }
 
 /* The host ns a launch of the shim's path is charged, and in `how` where
- * that figure comes from: GPUTUNE_PATH_NS, else what the sampled launches
- * measured (intercept/hook_launch.c), but never below GT_GUARD_PATH_NS: a
- * sample leaves out what the path costs the driver's own call after it
- * (caches and branch history it displaced). */
-static double path_ns(char *how, size_t len)
+ * that figure comes from: GPUTUNE_PATH_NS, else ns, what the n sampled
+ * launches measured (as say_path has them), but never below
+ * GT_GUARD_PATH_NS: a sample leaves out what the path costs the driver's
+ * own call after it (caches and branch history it displaced). */
+static double path_ns(double ns, int n, char *how, size_t len)
 {
-    int n;
     if (gt.env.path_ns) {
         snprintf(how, len, "GPUTUNE_PATH_NS");
         return (double)gt.env.path_ns;
     }
-    double ns = gt_pathcost_ns(&gt.run.path, &n);
     if (ns < 0)
         snprintf(how, len, "GT_GUARD_PATH_NS, with %d launches measured, too few", n);
     else if (ns <= GT_GUARD_PATH_NS)
@@ -1085,10 +1082,10 @@ static double path_ns(char *how, size_t len)
  * leaves the launches to the driver.  Where an earlier run's kept
  * configurations or GPUTUNE_FORCE keep run mode in the path anyway, the
  * path costs these nothing more. */
-static int unpaid(const struct guard_sum *sum)
+static int unpaid(const struct guard_sum *sum, double measured, int sampled)
 {
     char how[96];
-    double ns = path_ns(how, sizeof how), path_us = (double)sum->path * ns / 1e3;
+    double ns = path_ns(measured, sampled, how, sizeof how), path_us = (double)sum->path * ns / 1e3;
     if (!sum->kept || sum->earlier || gt.run.nforce || sum->saved_us >= GT_GUARD_PAY * path_us)
         return 0;
     gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than %d x the "
@@ -1105,8 +1102,10 @@ static int unpaid(const struct guard_sum *sum)
 void gt_apply_exit(void)
 {
     struct guard_sum sum = {.span_us = (gt_clock_seconds() - gt.run.started) * 1e6};
-    int listed = 0, info = gt_log_enabled(GT_LOG_INFO);
+    int listed = 0, info = gt_log_enabled(GT_LOG_INFO), sampled = 0;
     unsigned long planned = 0;
+    /* Once, and outside the registry's lock: it sorts the samples and times the clock. */
+    double measured = info || gt.run.guard ? gt_pathcost_ns(&gt.run.path, &sampled) : -1;
     pthread_mutex_lock(&gt.track.reg.lock);
     for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next) {
         if (atomic_load(&k->planned) <= 0)
@@ -1120,7 +1119,7 @@ void gt_apply_exit(void)
     }
     if (gt.run.guard) {
         sum.path = gt_tally_sum(&gt.run.launches);
-        sum.unpaid = unpaid(&sum);
+        sum.unpaid = unpaid(&sum, measured, sampled);
         for (struct gt_kernel *k = gt.track.reg.kernels; k; k = k->next)
             if (atomic_load(&k->planned) > 0)
                 sum_plan(&sum, k->plan);
@@ -1128,7 +1127,7 @@ void gt_apply_exit(void)
     pthread_mutex_unlock(&gt.track.reg.lock);
     if (info) {
         say_slow(planned);
-        say_path();
+        say_path(measured, sampled);
         if (gt.mode == GT_MODE_ONLINE)
             gt_online_report();
     }
