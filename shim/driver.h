@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "cudalibs.h"
+#include "pathcost.h"
 
 /* cuda.h renames cuGetProcAddress to its _v2; the shim needs both ABIs by
  * their own names. */
@@ -52,10 +53,12 @@ static inline int gt_driver_ready(void)
 }
 
 /* e recorded on stream s, through the per-thread default stream's entry
- * point where the launch it times took that one; none (success) without e. */
+ * point where the launch it times took that one; none (success) without e.
+ * A launch timed so is no sample of the launch path's steady state. */
 static inline CUresult gt_event_record(CUevent e, CUstream s, int per_thread)
 {
     extern struct gt_driver *const gt_drv;
+    gt_pathcost_disturb();
     return !e ? CUDA_SUCCESS : (per_thread ? gt_drv->cuEventRecord_ptsz : gt_drv->cuEventRecord)(e, s);
 }
 

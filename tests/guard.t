@@ -206,7 +206,7 @@ is "$(grep -h '^guard = ' "$f")" "guard = dropped 1.004" \
     "a gain that does not pay for the launch path: dropped, with the gain it measured"
 check "  saying why" grep -Eq "in the application: the 1 configurations measured faster saved 0\.[01][0-9] ms of GPU time, less than 2 x the [0-9.]+ ms run mode's path would add to the 51[0-9][0-9] launches of this run \(([0-9]+ ns each: as|60 ns each: GT_GUARD_PATH_NS, above the [0-9]+ ns) measured on (19|20) of them\): dropped, so that run mode leaves the launches to the driver" \
     "$TMP/unpaid1.log"
-check "  and what the path measured, one launch in 256" grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last (19|20) launches timed \(one in 256\)" \
+check "  and what the path measured, one launch in 256" grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last (19|20) launches timed \(one in 256; [0-9]+ more left out, as timed for a check or waiting for a session\)" \
     "$TMP/unpaid1.log"
 check "  and counting it at exit" grep -q "of 1 applied configurations checked on its own launches, 1 measured faster and dropped as saving too little for the launch path (1.00x over their 100 launches" \
     "$TMP/unpaid1.log"

@@ -287,4 +287,12 @@ is "$(grep -c "kernel saxpy.* tuned online over 17 launches: the original 250.00
 is "$(grep -c "kernel saxpy.* tuned online over 17 launches: cache=l1 220.00 us against 250.00 us, 1.14x" \
     "$TMP/switch0.log")" 2 "  where setting it costs nothing, L1 is chosen"
 
+# The launch path's figure is its steady state's: a sampled launch that a
+# turn timed with events is left out of it, and counted.
+GPUTUNE_MODE=online GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/path.log" GPUTUNE_CACHE_DIR="$TMP/cachepath" \
+    shim "$H/minirt" --spread 140 300 >/dev/null
+check "the launch path's figure leaves out the sampled launches that took turns" \
+    grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last [0-9]+ launches timed \(one in 256; [1-9][0-9]* more left out, as timed for a check or waiting for a session\)" \
+    "$TMP/path.log"
+
 done_testing

@@ -1,7 +1,7 @@
 /* test_pathcost: the sampled cost of a path: no figure from too few
  * samples, the median of the samples less what reading the clock costs
- * (never below 0), an inner part taken off each sample, and the ring keeping
- * only the last samples. */
+ * (never below 0), an inner part taken off each sample, the ring keeping
+ * only the last samples, and a disturbed sample left out. */
 #include "pathcost.h"
 #include "clock.h"
 #include "tap.h"
@@ -35,5 +35,21 @@ int main(void)
     ns = gt_pathcost_ns(&ring, &n);
     ok(n == GT_PATHCOST_KEPT && ns <= 2000 && ns > 1000, "the ring holds the last %d samples only (%.0f)",
        GT_PATHCOST_KEPT, ns);
+
+    static struct gt_pathcost calm;
+    for (int i = 0; i < GT_PATHCOST_LEAST; i++) {
+        gt_pathcost_begin();
+        gt_pathcost_add(&calm, 1000, 0);
+        gt_pathcost_begin();
+        gt_pathcost_disturb();
+        gt_pathcost_add(&calm, 1000000, 0);
+    }
+    ns = gt_pathcost_ns(&calm, &n);
+    ok(n == GT_PATHCOST_LEAST && calm.left == GT_PATHCOST_LEAST && ns <= 1000,
+       "a sample disturbed after its begin is left out and counted (%d kept, %lu left, %.0f)", n,
+       (unsigned long)calm.left, ns);
+    gt_pathcost_begin();
+    gt_pathcost_add(&calm, 1000, 0);
+    ok(calm.left == GT_PATHCOST_LEAST && calm.n == GT_PATHCOST_LEAST + 1, "the next begin clears the mark");
     done_testing();
 }

@@ -8,15 +8,34 @@
  * counts in part, so their cost (the least of several back-to-back reads,
  * measured when the figure is asked for, off the hot path) comes off the
  * median.  A ring keeps the last samples, so that the figure is the
- * steady state's, not the warm-up's. */
+ * steady state's, not the warm-up's, and a sample whose call did what the
+ * steady state does not (the guard's or a tuning meter's timed launch, a
+ * session, a wait for another thread's) is left out: a tuning run's path is
+ * full of them, and the figure stands for the path of the runs after it. */
 #include "pathcost.h"
 #include "clock.h"
 #include "median.h"
 
 #define CLOCK_TRIES 64
 
+static _Thread_local int disturbed;
+
+void gt_pathcost_begin(void)
+{
+    disturbed = 0;
+}
+
+void gt_pathcost_disturb(void)
+{
+    disturbed = 1;
+}
+
 void gt_pathcost_add(struct gt_pathcost *p, uint64_t total, uint64_t inner)
 {
+    if (disturbed) {
+        atomic_fetch_add_explicit(&p->left, 1, memory_order_relaxed);
+        return;
+    }
     unsigned long i = atomic_fetch_add_explicit(&p->n, 1, memory_order_relaxed);
     atomic_store_explicit(&p->ns[i % GT_PATHCOST_KEPT], total > inner ? total - inner : 0, memory_order_relaxed);
 }

@@ -11,11 +11,21 @@
 
 struct gt_pathcost {
     atomic_ulong n;                       /* samples added, ever */
+    atomic_ulong left;                    /* samples left out as disturbed, ever */
     _Atomic uint64_t ns[GT_PATHCOST_KEPT]; /* the last ones, a ring */
 };
 
+/* A sampled call begins on this thread. */
+void gt_pathcost_begin(void);
+
+/* The call being sampled on this thread does work that the path's steady
+ * state does not (timing a launch with events, a session, waiting for one
+ * on another thread): its sample is left out.  Cheap outside a sample. */
+void gt_pathcost_disturb(void);
+
 /* One sample: a wrapped call took `total` ns from the path's entry to its
- * return, of which `inner` ns in what it wraps (both by gt_clock_ns). */
+ * return, of which `inner` ns in what it wraps (both by gt_clock_ns); left
+ * out (counted in `left`) where disturbed since gt_pathcost_begin. */
 void gt_pathcost_add(struct gt_pathcost *p, uint64_t total, uint64_t inner);
 
 /* The median of the samples kept, less what the clock's four reads in each

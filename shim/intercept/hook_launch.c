@@ -84,6 +84,7 @@ static CUresult timed(const struct gt_call *c, unsigned flags)
     uint64_t in_driver = 0;
     struct gt_call t = *c;
     t.in_driver = &in_driver;
+    gt_pathcost_begin();
     uint64_t t0 = gt_clock_ns();
     CUresult r = through(&t, flags);
     gt_pathcost_add(&gt.run.path, gt_clock_ns() - t0, in_driver);

@@ -1051,9 +1051,11 @@ static void say_slow(unsigned long planned)
  * enough (base/pathcost.c: gt_pathcost_ns). */
 static void say_path(double ns, int n)
 {
+    unsigned long left = atomic_load_explicit(&gt.run.path.left, memory_order_relaxed);
     if (ns >= 0)
         gt_info("launch path: %.0f ns of host time a launch beside the driver's own, the median of the last %d "
-                "launches timed (one in %d)", ns, n, GT_PATHCOST_EVERY);
+                "launches timed (one in %d; %lu more left out, as timed for a check or waiting for a session)",
+                ns, n, GT_PATHCOST_EVERY, left);
 }
 
 /* The host ns a launch of the shim's path is charged, and in `how` where

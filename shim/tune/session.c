@@ -91,6 +91,7 @@ void gt_session_enter(void)
         if (!atomic_load(&gt.tune.ser.tuning) || pthread_equal(gt.tune.ser.owner, pthread_self()))
             return;
         atomic_fetch_sub(&gt.tune.ser.inflight, 1);
+        gt_pathcost_disturb();
         pthread_mutex_lock(&gt.tune.ser.lock);
         pthread_mutex_unlock(&gt.tune.ser.lock);
     }
@@ -105,6 +106,7 @@ void gt_session_leave(void)
  * it waits for another session, which would otherwise wait for it. */
 static void begin_exclusive(void)
 {
+    gt_pathcost_disturb();
     atomic_fetch_sub(&gt.tune.ser.inflight, 1);
     pthread_mutex_lock(&gt.tune.ser.lock);
     atomic_fetch_add(&gt.tune.ser.inflight, 1);
