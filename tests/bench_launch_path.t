@@ -8,7 +8,8 @@
 # counts under valgrind instead, where valgrind is installed and the build
 # has no sanitizer (whose runtime valgrind cannot run); those counts do not
 # vary, so the run-tuned row, which applies a configuration at every
-# launch, must count more than off's.
+# launch, must count more instructions than off's and, with the caches
+# thrashed between launches, more misses.
 . "$(dirname "$0")/lib.sh"
 
 LP="$GT_SRC/bench/launch_path"
@@ -39,16 +40,20 @@ is "$?/$err" "2/launch_path: --instructions needs valgrind, which is not install
 if [ -n "$GT_SANITIZE" ]; then
     skip "a sanitizer's runtime does not run under valgrind"
     skip "a sanitizer's runtime does not run under valgrind"
+    skip "a sanitizer's runtime does not run under valgrind"
 elif ! command -v valgrind >/dev/null; then
     skip "valgrind is not installed"
     skip "valgrind is not installed"
+    skip "valgrind is not installed"
 else
-    ins=$(GT_BUILD="$GT_BUILD" "$LP" --instructions 4 5 2>&1)
-    check "--instructions: a row per mode, instructions a launch and the excess over off" sh -c \
-        'printf "%s\n" "$1" | head -1 | grep -q "instructions a launch (valgrind: runs of 5 and 10 rounds)" &&
-         [ "$(printf "%s\n" "$1" | grep -Ec "^(off|run|run-tuned|tune|online) +[0-9.]+ +[+-][0-9.]+$")" = 5 ]' - "$ins"
-    check "  applying a configuration at every launch counts more than off" sh -c \
+    ins=$(GT_BUILD="$GT_BUILD" "$LP" --instructions 4 5 8192 2>&1)
+    check "--instructions: a row per mode, instructions and misses a launch, each with the excess over off" sh -c \
+        'printf "%s\n" "$1" | head -1 | grep -q "instructions and L1 data read misses a launch (valgrind: runs of 5 and 10 rounds)" &&
+         [ "$(printf "%s\n" "$1" | grep -Ec "^(off|run|run-tuned|tune|online) +[0-9.]+ +[+-][0-9.]+ +[0-9.]+ +[+-][0-9.]+$")" = 5 ]' - "$ins"
+    check "  applying a configuration at every launch counts more instructions than off" sh -c \
         'printf "%s\n" "$1" | awk "/^run-tuned / { exit !(\$3 > 0) }"' - "$ins"
+    check "  and, with the caches thrashed between launches, more misses" sh -c \
+        'printf "%s\n" "$1" | awk "/^run-tuned / { exit !(\$5 > 0) }"' - "$ins"
 fi
 err=$(GT_BUILD="$TMP/nobuild" "$LP" 2>&1)
 is "$?/$err" "2/launch_path: no build directory; run make" "without a build: exit 2 and what to do"
