@@ -95,4 +95,10 @@ is "$(cat "$TMP/dlsymlibc.log" "$TMP/dlsymlibc.err" 2>/dev/null | grep -c "warn:
 call of the application reached the shim: the dlsym of $H/libdlsymlibc.so comes before libgputune.so's")" 1 \
     "  one warning names the wrapper"
 
+# Loaded by dlopen rather than LD_PRELOAD (a program that calls gputune.h's
+# functions through ctypes, say), the library loads: its thread-locals need
+# no static TLS that a late load could not get.
+is "$(LD_LIBRARY_PATH="$FAKE" LD_PRELOAD="$GT_SANITIZER_PRELOAD" "$H/minirt" --load "$GT_BUILD/libgputune.so")" \
+    "minirt: done" "the library loads by dlopen too"
+
 done_testing

@@ -1,6 +1,7 @@
 /* test_perthread: a block per thread, zeroed at the thread's first call,
  * the same block at its later calls, another in another thread, and freed
- * when the thread ends (a sanitizer's leak check finds none). */
+ * when the thread ends (a sanitizer's leak check finds none); a call from
+ * a key destructor that runs after the block's was freed gets a new one. */
 #include "perthread.h"
 #include "tap.h"
 
@@ -26,6 +27,25 @@ static void *thread(void *arg)
     return NULL;
 }
 
+/* A key made after the block's, so that glibc runs its destructor after
+ * the block's own: a launch from a library's thread-exit handler. */
+static pthread_key_t late;
+static int late_zeroed = -1;
+
+static void late_call(void *arg)
+{
+    (void)arg;
+    unsigned char *b = gt_perthread_get(&pt);
+    late_zeroed = b && b[0] == 0;
+}
+
+static void *thread_late(void *arg)
+{
+    thread(arg);
+    pthread_setspecific(late, (void *)1);
+    return NULL;
+}
+
 int main(void)
 {
     struct seen main_seen, other[4];
@@ -45,5 +65,11 @@ int main(void)
     ok(zeroed, "every other thread gets a zeroed block of its own, the same at each of its calls");
     ok(distinct, "  none of them the first thread's, whose bytes stay");
     ok(((unsigned char *)gt_perthread_get(&pt))[100] == 0xab, "  the first thread's block keeps what it wrote");
+
+    struct seen s;
+    pthread_key_create(&late, late_call);
+    pthread_create(&t[0], NULL, thread_late, &s);
+    pthread_join(t[0], NULL);
+    ok(late_zeroed == 1, "a call after the thread's block was freed, from a later destructor: a new zeroed block");
     done_testing();
 }

@@ -9,6 +9,7 @@
 
 struct gt_perthread {
     size_t size;        /* of each thread's block */
+    int slot;           /* of the thread's pointer to it, set before keyed */
     atomic_int keyed;   /* key made */
     atomic_int tried;   /* key asked for, set after keyed: a failure is not asked again */
     pthread_key_t key;
