@@ -47,7 +47,7 @@ int gt_apply_online_node(const CUDA_KERNEL_NODE_PARAMS *in, CUstream s, int per_
 void gt_apply_exit(void);
 /* The guards still judging read what their launches left done, without
  * waiting, and give the verdicts that brings (gt_apply_collect); at the
- * first applied launch, gt_apply_watch_exit has that done once more at
+ * first launch a guard times, gt_apply_watch_exit has that done once more at
  * exit, before the CUDA runtime's own exit handlers.  Before a context is
  * torn down, gt_apply_detach collects, then stops every guard still
  * judging: their events go with the context. */
