@@ -58,8 +58,10 @@ static inline int gt_driver_ready(void)
 static inline CUresult gt_event_record(CUevent e, CUstream s, int per_thread)
 {
     extern struct gt_driver *const gt_drv;
+    if (!e)
+        return CUDA_SUCCESS;
     gt_pathcost_disturb();
-    return !e ? CUDA_SUCCESS : (per_thread ? gt_drv->cuEventRecord_ptsz : gt_drv->cuEventRecord)(e, s);
+    return (per_thread ? gt_drv->cuEventRecord_ptsz : gt_drv->cuEventRecord)(e, s);
 }
 
 /* First line of every hook: with no driver in the process, the shim is inert. */

@@ -28,9 +28,9 @@ void gt_pathcost_disturb(void);
  * out (counted in `left`) where disturbed since gt_pathcost_begin. */
 void gt_pathcost_add(struct gt_pathcost *p, uint64_t total, uint64_t inner);
 
-/* The median of the samples kept, less what the clock's four reads in each
- * cost, in ns (at least 0); -1 below GT_PATHCOST_LEAST samples.  *n: how
- * many it read. */
+/* The median of the samples kept, less what the clock's reads in each
+ * cost (pathcost.c), in ns (at least 0); -1 below GT_PATHCOST_LEAST
+ * samples.  *n: how many it read. */
 double gt_pathcost_ns(struct gt_pathcost *p, int *n);
 
 #endif

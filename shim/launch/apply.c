@@ -703,7 +703,7 @@ int gt_apply_launch(struct gt_handle *hd, const struct gt_call *c, CUresult *r)
     if (ch && p->checks_launch)
         ch = gt_allowed_choice(p, ch, c, sig, signature);
     if (ch && gt_plan_runs(ch) && !captured) {
-        if (ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING) /* its timed launches are read at exit */
+        if (gt_plan_checking(ch)) /* its timed launches are read at exit */
             gt_apply_watch_exit();
         return gt_plan_run(p, ch, hd, c, r);
     }

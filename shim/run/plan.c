@@ -705,7 +705,7 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
         return 0;
     describe(p, ch);
     struct gt_guard_slot *slot = NULL;
-    int checking = ch->guarded && gt.run.guard && ch->guard.verdict == GT_GUARD_CHECKING;
+    int checking = gt_plan_checking(ch) && gt.run.guard;
     int timed = checking && gt_guard_take(&ch->guard, &slot), per_thread = gt_call_per_thread(c);
     int original = timed && !slot->variant;
     if (timed)
@@ -732,7 +732,7 @@ void gt_plan_collect(struct gt_plan *p)
 {
     pthread_mutex_lock(&p->lock);
     for (struct gt_choice *ch = p->choices; ch; ch = ch->next)
-        if (ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING && gt_guard_settle(&ch->guard, 0))
+        if (gt_plan_checking(ch) && gt_guard_settle(&ch->guard, 0))
             verdict(p, ch);
     pthread_mutex_unlock(&p->lock);
 }
@@ -741,7 +741,7 @@ void gt_plan_detach(struct gt_plan *p)
 {
     pthread_mutex_lock(&p->lock);
     for (struct gt_choice *ch = p->choices; ch; ch = ch->next)
-        if (ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING)
+        if (gt_plan_checking(ch))
             gt_guard_detach(&ch->guard);
     pthread_mutex_unlock(&p->lock);
 }

@@ -113,6 +113,11 @@ struct gt_variant *gt_plan_variant(struct gt_plan *p, struct gt_choice *ch, cons
                                    const struct gt_geom *g);
 int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, const struct gt_call *c, CUresult *r);
 int gt_plan_runs(const struct gt_choice *ch);
+/* Whether its guard still judges it on the application's launches. */
+static inline int gt_plan_checking(const struct gt_choice *ch)
+{
+    return ch->guarded && ch->guard.verdict == GT_GUARD_CHECKING;
+}
 int gt_plan_settled(const struct gt_choice *ch);
 /* The guards still checking this plan's configurations read what their
  * launches left done, without waiting, and say a verdict that brings
