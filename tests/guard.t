@@ -206,7 +206,7 @@ is "$(grep -h '^guard = ' "$f")" "guard = dropped 1.004" \
     "a gain that does not pay for the launch path: dropped, with the gain it measured"
 check "  saying why" grep -Eq "in the application: the 1 configurations measured faster saved 0\.[01][0-9] ms of GPU time, less than 2 x the [0-9.]+ ms run mode's path would add to the 51[0-9][0-9] launches of this run \(([0-9]+ ns each: as|60 ns each: GT_GUARD_PATH_NS, above the [0-9]+ ns) measured on (19|20) of them\): dropped, so that run mode leaves the launches to the driver" \
     "$TMP/unpaid1.log"
-check "  and what the path measured, one launch in 256" grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last (19|20) launches timed \(one in 256; [0-9]+ more left out, as timed for a check or waiting for a session\)" \
+check "  and what the path measured, one launch in 256" grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last (19|20) launches timed \(one in 256; [0-9]+ more left out, as made while a guard judged, timed with events or waiting for a session\)" \
     "$TMP/unpaid1.log"
 check "  and counting it at exit" grep -q "of 1 applied configurations checked on its own launches, 1 measured faster and dropped as saving too little for the launch path (1.00x over their 100 launches" \
     "$TMP/unpaid1.log"
@@ -241,6 +241,17 @@ guard = kept 1.250" "  where an earlier run's kept configuration keeps run mode 
 tuned_then unpaid unpaid5 16 "$ORIGINAL"
 GPUTUNE_FORCE='saxpy* cache=l1' FAKECUDA_L1_APP_MS=0.249 unpaid run unpaid6 info >/dev/null
 is "$(grep -h '^guard = ' "$f")" "guard = kept 1.004" "  and where GPUTUNE_FORCE does"
+
+# A launch of a kernel the guard still judges reads and weighs the times that finished, which the
+# runs after the verdict do not: its sample of the path is left out too, timed or not.  With events
+# that complete only at the exit's synchronization the guard judges grid 8 until then, its window of
+# timed launches spent after 18, so the samples at its 256th and 512th launch come from untimed
+# launches it still judges; 5000 launches at grid 16 (the original) give the figure.
+tuned_then unpaid judging0 16 "$ORIGINAL"
+FAKECUDA_EVENTS_PENDING=1 LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=run GPUTUNE_LOG=info \
+    GPUTUNE_LOG_FILE="$TMP/judging1.log" shim "$H/minirt" --copies 600 --late 5000 >/dev/null
+check "the launch path's samples made while the guard judges are left out, timed or not" \
+    grep -Eq "\(one in 256; [2-9] more left out, as made while a guard judged" "$TMP/judging1.log"
 
 # Launches that time unevenly (a 2% spread, each read another step of a
 # cycle): each pair's two launches differ by the cycle's step, the same

@@ -292,7 +292,7 @@ is "$(grep -c "kernel saxpy.* tuned online over 17 launches: cache=l1 220.00 us 
 GPUTUNE_MODE=online GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/path.log" GPUTUNE_CACHE_DIR="$TMP/cachepath" \
     shim "$H/minirt" --spread 140 300 >/dev/null
 check "the launch path's figure leaves out the sampled launches that took turns" \
-    grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last [0-9]+ launches timed \(one in 256; [1-9][0-9]* more left out, as timed for a check or waiting for a session\)" \
+    grep -Eq "launch path: [0-9]+ ns of host time a launch beside the driver's own, the median of the last [0-9]+ launches timed \(one in 256; [1-9][0-9]* more left out, as made while a guard judged, timed with events or waiting for a session\)" \
     "$TMP/path.log"
 
 done_testing

@@ -9,9 +9,11 @@
  * measured when the figure is asked for, off the hot path) comes off the
  * median.  A ring keeps the last samples, so that the figure is the
  * steady state's, not the warm-up's, and a sample whose call did what the
- * steady state does not (the guard's or a tuning meter's timed launch, a
- * session, a wait for another thread's) is left out: a tuning run's path is
- * full of them, and the figure stands for the path of the runs after it. */
+ * steady state does not (a launch timed with events by the guard, a tuning
+ * meter or an online turn; one whose kernel the guard still judges, which
+ * reads and weighs the times that finished; a session, a wait for another
+ * thread's) is left out: a tuning run's path is full of them, and the
+ * figure stands for the path of the runs after it. */
 #include "pathcost.h"
 #include "clock.h"
 #include "median.h"

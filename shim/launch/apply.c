@@ -1055,7 +1055,8 @@ static void say_path(double ns, int n)
     unsigned long left = atomic_load_explicit(&gt.run.path.left, memory_order_relaxed);
     if (ns >= 0)
         gt_info("launch path: %.0f ns of host time a launch beside the driver's own, the median of the last %d "
-                "launches timed (one in %d; %lu more left out, as timed for a check or waiting for a session)",
+                "launches timed (one in %d; %lu more left out, as made while a guard judged, timed with events or "
+                "waiting for a session)",
                 ns, n, GT_PATHCOST_EVERY, left);
 }
 

@@ -21,6 +21,7 @@
 #include "errmsg.h"
 #include "hash.h"
 #include "imageptx.h"
+#include "pathcost.h"
 #include "perthread.h"
 #include "ptx.h"
 #include "rtcworker.h"
@@ -706,6 +707,8 @@ int gt_plan_run(struct gt_plan *p, struct gt_choice *ch, struct gt_handle *hd, c
     describe(p, ch);
     struct gt_guard_slot *slot = NULL;
     int checking = gt_plan_checking(ch) && gt.run.guard;
+    if (checking) /* reading and weighing its times: no sample of the path once the verdicts are in */
+        gt_pathcost_disturb();
     int timed = checking && gt_guard_take(&ch->guard, &slot), per_thread = gt_call_per_thread(c);
     int original = timed && !slot->variant;
     if (timed)
