@@ -258,6 +258,21 @@ fake --cpu 100000 --out "$TMP/cpu" mlp >/dev/null 2>"$TMP/cpu.err"
 is "$?" 2 "a CPU the driver may not use: exit status 2"
 check "and why" grep -q -- "--cpu 100000: not a CPU this process may use" "$TMP/cpu.err"
 check "the table says where the timed threads ran" grep -q '^- the timed threads pinned to CPU [0-9]' "$M"
+# --whole: every thread of the rounds' processes on --cpu from each one's start; the priming and
+# tuning runs on every CPU the driver may use.
+mkdir "$TMP/whole"
+cpu=$("$PY" -c 'import os; print(max(os.sched_getaffinity(0)))')
+all=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+FAKE_DIR=$TMP/whole FAKE_OUT=$TMP/whole/out fake --rounds 1 --whole --cpu "$cpu" --out "$TMP/whole/out" mlp \
+    >/dev/null 2>&1
+is "$(grep -c "^round [a-z-]* $cpu\$" "$TMP/whole/mlp.cpus")" 5 \
+    "--whole: each of the round's five processes may run on --cpu alone, from its start"
+is "$(grep -c "^untimed [a-z-]* $all\$" "$TMP/whole/mlp.cpus")" 2 "  the priming and tuning runs on every CPU"
+check "  the table says so" grep -q "^- every thread of the rounds' processes pinned to CPU $cpu from its start" \
+    "$TMP/whole/out/frameworks.md"
+fake --whole --cpu none --out "$TMP/wholenone" mlp >/dev/null 2>"$TMP/wholenone.err"
+is "$?" 2 "--whole with --cpu none: a usage error"
+check "  saying why" grep -q -- "--whole pins to --cpu, which is none" "$TMP/wholenone.err"
 check "  and that each workload warmed up as it does" grep -q "^- warm-up: each workload's own\$" "$M"
 FWBENCH_STEADY=9 FAKE_OUT=$TMP/steady fake --rounds 1 --out "$TMP/steady" mlp >"$TMP/steady.out" 2>&1
 check "  or FWBENCH_STEADY's iterations, in every process" \
