@@ -112,6 +112,8 @@ struct gt_run_state {
     _Atomic double last_verdict; /* CLOCK_MONOTONIC seconds of the guard's last verdict on a launch (plan.c) */
     struct gt_tally launches;   /* every launch the shim's path saw (intercept/hook_launch.c) */
     struct gt_pathcost path;    /* what that path added to the launches sampled (intercept/hook_launch.c) */
+    atomic_ulong busy_behind;   /* launches sampled whose stream still held earlier work (busy.c) */
+    atomic_ulong busy_idle;     /* and those whose stream had finished it */
     struct gt_jit jit;
     struct gt_store store;
     int have_store;

@@ -13,6 +13,7 @@
  * asked and is neither counted nor timed, as in off mode, except that it
  * still waits for another thread's session, whose buffers it could touch. */
 #include "apply.h"
+#include "busy.h"
 #include "capture.h"
 #include "clock.h"
 #include "direct.h"
@@ -55,14 +56,19 @@ static CUresult watched(const struct gt_call *c, unsigned flags)
 
 /* Every launch in the shim's path, counted on the thread's own slot: what
  * the guard weighs the applied configurations' gain against at exit.
- * Whether this launch is one of those whose path is timed. */
+ * Which sample this launch is: SAMPLE_PATH (its path timed), SAMPLE_BUSY
+ * (its stream asked whether the device is behind, half a period later, so
+ * that the query is in no timed path), or neither. */
+enum { SAMPLE_NONE, SAMPLE_PATH, SAMPLE_BUSY };
+
 static int count(void)
 {
     static _Thread_local struct gt_tally_slot *mine;
     if (!mine && !(mine = gt_tally_join(&gt.run.launches)))
-        return 0;
+        return SAMPLE_NONE;
     gt_tally_add(mine);
-    return (atomic_load_explicit(&mine->n, memory_order_relaxed) & (GT_PATHCOST_EVERY - 1)) == 0;
+    unsigned long phase = atomic_load_explicit(&mine->n, memory_order_relaxed) & (GT_PATHCOST_EVERY - 1);
+    return phase == 0 ? SAMPLE_PATH : phase == GT_PATHCOST_EVERY / 2 ? SAMPLE_BUSY : SAMPLE_NONE;
 }
 
 /* In the modes that run sessions every launch waits while another thread
@@ -95,7 +101,12 @@ static CUresult launch(const struct gt_call *c, unsigned flags)
 {
     if (gt.mode == GT_MODE_OFF || gt_apply_idle())
         return gt_call_launch(c, c->f, &c->g);
-    return count() ? timed(c, flags) : through(c, flags);
+    int sample = count();
+    if (sample == SAMPLE_PATH)
+        return timed(c, flags);
+    if (sample == SAMPLE_BUSY && gt.run.guard)
+        gt_busy_probe(c);
+    return through(c, flags);
 }
 
 static CUresult launch_plain(PFN_cuLaunchKernel_v4000 real, enum gt_entry e, CUfunction f, unsigned gx, unsigned gy,

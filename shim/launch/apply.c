@@ -24,6 +24,7 @@
  * gt_online_settle) costs its launches what a plan with nothing to run
  * does. */
 #include "apply.h"
+#include "busy.h"
 #include "alloc.h"
 #include "allowed.h"
 #include "arena.h"
@@ -1083,19 +1084,37 @@ static double path_ns(double ns, int n, char *how, size_t len)
 /* Whether the configurations kept in this run saved less GPU time than
  * GT_GUARD_PAY times what run mode's path costs the host at every launch
  * of the run: without them (and with nothing else that applies) run mode
- * leaves the launches to the driver.  Where an earlier run's kept
- * configurations or GPUTUNE_FORCE keep run mode in the path anyway, the
- * path costs these nothing more. */
+ * leaves the launches to the driver.  Where the launches sampled tell how
+ * often the device was behind the host (run/busy.c: a share q of them found
+ * the stream still busy), the device time saved counts at q, since it
+ * shortens the run only where the host waits for the device, and the
+ * path's host time at 1 - q, since it is hidden behind the device's queue
+ * elsewhere.  Where an earlier run's kept configurations or GPUTUNE_FORCE
+ * keep run mode in the path anyway, the path costs these nothing more. */
 static int unpaid(const struct guard_sum *sum, double measured, int sampled)
 {
     char how[96];
+    unsigned long probes;
     double ns = path_ns(measured, sampled, how, sizeof how), path_us = (double)sum->path * ns / 1e3;
-    if (!sum->kept || sum->earlier || gt.run.nforce || sum->saved_us >= GT_GUARD_PAY * path_us)
+    double q = gt_busy_share(&probes), gain = q < 0 ? sum->saved_us : sum->saved_us * q;
+    double cost = GT_GUARD_PAY * (q < 0 ? path_us : path_us * (1 - q));
+    if (!sum->kept || sum->earlier || gt.run.nforce)
         return 0;
+    char busy[160] = "";
+    if (q >= 0)
+        snprintf(busy, sizeof busy, ", the device behind the host at %.0f%% of the %lu launches sampled (the saving "
+                 "counts there, the path elsewhere)", 100 * q, probes);
+    if (gain >= cost) {
+        if (q >= 0 && sum->saved_us < GT_GUARD_PAY * path_us)
+            gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than "
+                    "%d x the %.2f ms run mode's path adds to the %lu launches of this run (%.0f ns each: %s)%s: "
+                    "kept", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY, path_us / 1e3, sum->path, ns, how, busy);
+        return 0;
+    }
     gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than %d x the "
-            "%.2f ms run mode's path would add to the %lu launches of this run (%.0f ns each: %s): dropped, so that "
-            "run mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY,
-            path_us / 1e3, sum->path, ns, how);
+            "%.2f ms run mode's path would add to the %lu launches of this run (%.0f ns each: %s)%s: dropped, so "
+            "that run mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY,
+            path_us / 1e3, sum->path, ns, how, busy);
     return 1;
 }
 

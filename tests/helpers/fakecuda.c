@@ -57,7 +57,9 @@
  * (fakeran.h), which makes its kernel records of them.
  * FAKECUDA_VERSION=12040 is the CUDA version cuDriverGetVersion reports
  * (default 13000), and FAKECUDA_HIDE=cuEventElapsedTime_v2 hides that entry
- * point (cuEventElapsedTime too), as an older driver lacks it. */
+ * point (cuEventElapsedTime too), as an older driver lacks it.
+ * FAKECUDA_STREAMS_BUSY=1 makes every stream hold earlier work when
+ * queried (cuStreamQuery), as where the host runs ahead of the GPU. */
 #define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #undef cuGetProcAddress
@@ -721,6 +723,14 @@ CUresult cuStreamCreate(CUstream *s, unsigned flags)
     return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream s) { CALL(OTHER); free(s); return CUDA_SUCCESS; }
+/* FAKECUDA_STREAMS_BUSY=1: every stream still holds earlier work when asked, as where the host runs
+ * ahead of the GPU; else launches run at once here, and every stream is idle. */
+static CUresult stream_query(void)
+{
+    return getenv("FAKECUDA_STREAMS_BUSY") ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+CUresult cuStreamQuery(CUstream s) { CALL(RUNS); (void)s; return stream_query(); }
+CUresult cuStreamQuery_ptsz(CUstream s) { CALL(RUNS); (void)s; return stream_query(); }
 CUresult cuStreamSynchronize(CUstream s) { CALL(RUNS); (void)s; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
 CUresult cuStreamSynchronize_ptsz(CUstream s) { CALL(RUNS); (void)s; atomic_fetch_add(&syncs, 1); return CUDA_SUCCESS; }
 
