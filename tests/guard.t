@@ -262,6 +262,17 @@ FAKECUDA_EVENTS_PENDING=1 LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=run GPUTUNE_LOG=i
 check "the launch path's samples made while the guard judges are left out, timed or not" \
     grep -Eq "\(one in 256; [2-9] more left out, as made while a guard judged" "$TMP/judging1.log"
 
+# No stream is asked whether it is busy while a capture runs, where the query would break the
+# capture (the stand-in refuses it then, and the capture's end fails): the captured launch, after
+# each of 16 counts of launches before it, lands on the probe's turn in one of them (at info, where
+# run mode watches every launch).
+bad=
+for k in $(seq 120 135); do
+    LD_LIBRARY_PATH="$FAKE" GPUTUNE_MODE=run GPUTUNE_LOG=info GPUTUNE_LOG_FILE="$TMP/capture1.log" shim "$H/minirt" --graph \
+        --eager "$k" >"$TMP/capture1.out" 2>&1 || bad="$bad $k"
+done
+is "$bad" "" "no stream queried while a capture runs: every capture ends, whatever launch it comes at"
+
 # Launches that time unevenly (a 2% spread, each read another step of a
 # cycle): each pair's two launches differ by the cycle's step, the same
 # either way round.  A gain of 0.4% shows in every pair alike and is kept

@@ -419,6 +419,7 @@ CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
 }
 
 static int capturing;
+static int capture_broken; /* a call the capture's mode forbids came meanwhile (stream_query) */
 static int last_l1; /* the last launch ran a function that prefers L1 */
 static int last_module; /* the last launch ran a function of a loaded module (a variant) */
 static int last_watched; /* and that module has the watchdog's checks */
@@ -727,6 +728,10 @@ CUresult cuStreamDestroy_v2(CUstream s) { CALL(OTHER); free(s); return CUDA_SUCC
  * ahead of the GPU; else launches run at once here, and every stream is idle. */
 static CUresult stream_query(void)
 {
+    if (capturing) { /* as in a capture of the global mode: the query is refused and breaks the capture */
+        capture_broken = 1;
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     return getenv("FAKECUDA_STREAMS_BUSY") ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
 CUresult cuStreamQuery(CUstream s) { CALL(RUNS); (void)s; return stream_query(); }
@@ -1257,7 +1262,14 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
     (void)s;
     if (!capturing)
         return CUDA_ERROR_ILLEGAL_STATE;
-    if (--capturing == 0) {
+    if (--capturing == 0 && capture_broken) {
+        capture_broken = 0;
+        free(capture_graph);
+        capture_graph = NULL;
+        *g = NULL;
+        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    }
+    if (capturing == 0) {
         *g = (CUgraph)capture_graph;
         capture_graph = NULL;
     } else {
