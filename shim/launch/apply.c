@@ -1096,26 +1096,28 @@ static int unpaid(const struct guard_sum *sum, double measured, int sampled)
     char how[96];
     unsigned long probes;
     double ns = path_ns(measured, sampled, how, sizeof how), path_us = (double)sum->path * ns / 1e3;
-    double q = gt_busy_share(&probes), gain = q < 0 ? sum->saved_us : sum->saved_us * q;
-    double cost = GT_GUARD_PAY * (q < 0 ? path_us : path_us * (1 - q));
+    double q = gt_busy_share(&probes);
     if (!sum->kept || sum->earlier || gt.run.nforce)
         return 0;
-    char busy[160] = "";
-    if (q >= 0)
-        snprintf(busy, sizeof busy, ", the device behind the host at %.0f%% of the %lu launches sampled (the saving "
-                 "counts there, the path elsewhere)", 100 * q, probes);
-    if (gain >= cost) {
-        if (q >= 0 && sum->saved_us < GT_GUARD_PAY * path_us)
-            gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than "
-                    "%d x the %.2f ms run mode's path adds to the %lu launches of this run (%.0f ns each: %s)%s: "
-                    "kept", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY, path_us / 1e3, sum->path, ns, how, busy);
-        return 0;
+    if (q < 0) {
+        if (sum->saved_us >= GT_GUARD_PAY * path_us)
+            return 0;
+        gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than %d x "
+                "the %.2f ms run mode's path would add to the %lu launches of this run (%.0f ns each: %s): dropped, so "
+                "that run mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY,
+                path_us / 1e3, sum->path, ns, how);
+        return 1;
     }
-    gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than %d x the "
-            "%.2f ms run mode's path would add to the %lu launches of this run (%.0f ns each: %s)%s: dropped, so "
-            "that run mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY,
-            path_us / 1e3, sum->path, ns, how, busy);
-    return 1;
+    double gain = sum->saved_us * q, cost = GT_GUARD_PAY * path_us * (1 - q);
+    int drop = gain < cost;
+    if (drop || sum->saved_us < GT_GUARD_PAY * path_us) /* said where the weights decided it */
+        gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, %.2f ms of it "
+                "where the device was behind the host (at %.0f%% of the %lu launches sampled), against %d x the "
+                "%.2f ms run mode's path adds to the %lu launches of this run (%.0f ns each: %s), %.2f ms of it "
+                "where the device waited for the host: %s", sum->kept, sum->saved_us / 1e3, gain / 1e3, 100 * q,
+                probes, GT_GUARD_PAY, path_us / 1e3, sum->path, ns, how, path_us * (1 - q) / 1e3,
+                drop ? "dropped, so that run mode leaves the launches to the driver" : "kept");
+    return drop;
 }
 
 /* Says which applied configurations came from another device's entries
