@@ -1096,9 +1096,9 @@ static int unpaid(const struct guard_sum *sum, double measured, int sampled)
     char how[96];
     unsigned long probes;
     double ns = path_ns(measured, sampled, how, sizeof how), path_us = (double)sum->path * ns / 1e3;
-    double q = gt_busy_share(&probes);
     if (!sum->kept || sum->earlier || gt.run.nforce)
         return 0;
+    double q = gt_busy_share(&probes);
     if (q < 0) {
         if (sum->saved_us >= GT_GUARD_PAY * path_us)
             return 0;

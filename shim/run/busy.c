@@ -12,7 +12,6 @@
  * (launch/apply.c).  A stream being captured is never asked, nor any while
  * a capture runs anywhere in the process: a query there would break it. */
 #include "busy.h"
-#include "capture.h"
 #include "state.h"
 
 static CUresult query(const struct gt_call *c)
