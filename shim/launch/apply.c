@@ -1098,19 +1098,17 @@ static int unpaid(const struct guard_sum *sum, double measured, int sampled)
     double ns = path_ns(measured, sampled, how, sizeof how), path_us = (double)sum->path * ns / 1e3;
     if (!sum->kept || sum->earlier || gt.run.nforce)
         return 0;
-    double q = gt_busy_share(&probes);
-    if (q < 0) {
-        if (sum->saved_us >= GT_GUARD_PAY * path_us)
-            return 0;
+    double q = gt_busy_share(&probes); /* below GT_BUSY_LEAST samples, both sides count whole */
+    double gain = sum->saved_us * (q < 0 ? 1 : q), cost = GT_GUARD_PAY * path_us * (q < 0 ? 1 : 1 - q);
+    int drop = gain < cost;
+    if (!drop && sum->saved_us >= GT_GUARD_PAY * path_us) /* said where the weights decided it */
+        return 0;
+    if (q < 0)
         gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, less than %d x "
                 "the %.2f ms run mode's path would add to the %lu launches of this run (%.0f ns each: %s): dropped, so "
                 "that run mode leaves the launches to the driver", sum->kept, sum->saved_us / 1e3, GT_GUARD_PAY,
                 path_us / 1e3, sum->path, ns, how);
-        return 1;
-    }
-    double gain = sum->saved_us * q, cost = GT_GUARD_PAY * path_us * (1 - q);
-    int drop = gain < cost;
-    if (drop || sum->saved_us < GT_GUARD_PAY * path_us) /* said where the weights decided it */
+    else
         gt_info("in the application: the %d configurations measured faster saved %.2f ms of GPU time, %.2f ms of it "
                 "where the device was behind the host (at %.0f%% of the %lu launches sampled), against %d x the "
                 "%.2f ms run mode's path adds to the %lu launches of this run (%.0f ns each: %s), %.2f ms of it "
