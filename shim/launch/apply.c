@@ -1093,14 +1093,14 @@ static double path_ns(double ns, int n, char *how, size_t len)
  * keep run mode in the path anyway, the path costs these nothing more. */
 static int unpaid(const struct guard_sum *sum, double measured, int sampled)
 {
+    if (!sum->kept || sum->earlier || gt.run.nforce)
+        return 0;
     char how[96];
     unsigned long probes;
     double ns = path_ns(measured, sampled, how, sizeof how), path_us = (double)sum->path * ns / 1e3;
-    if (!sum->kept || sum->earlier || gt.run.nforce)
-        return 0;
     double q = gt_busy_share(&probes); /* below GT_BUSY_LEAST samples, both sides count whole */
-    double gain = sum->saved_us * (q < 0 ? 1 : q), cost = GT_GUARD_PAY * path_us * (q < 0 ? 1 : 1 - q);
-    int drop = gain < cost;
+    double gain = sum->saved_us * (q < 0 ? 1 : q), waited_us = path_us * (q < 0 ? 1 : 1 - q);
+    int drop = gain < GT_GUARD_PAY * waited_us;
     if (!drop && sum->saved_us >= GT_GUARD_PAY * path_us) /* said where the weights decided it */
         return 0;
     if (q < 0)
@@ -1113,7 +1113,7 @@ static int unpaid(const struct guard_sum *sum, double measured, int sampled)
                 "where the device was behind the host (at %.0f%% of the %lu launches sampled), against %d x the "
                 "%.2f ms run mode's path adds to the %lu launches of this run (%.0f ns each: %s), %.2f ms of it "
                 "where the device waited for the host: %s", sum->kept, sum->saved_us / 1e3, gain / 1e3, 100 * q,
-                probes, GT_GUARD_PAY, path_us / 1e3, sum->path, ns, how, path_us * (1 - q) / 1e3,
+                probes, GT_GUARD_PAY, path_us / 1e3, sum->path, ns, how, waited_us / 1e3,
                 drop ? "dropped, so that run mode leaves the launches to the driver" : "kept");
     return drop;
 }
