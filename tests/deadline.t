@@ -8,8 +8,9 @@
 # original is cut short, counted and recorded so, and never wins; one within
 # it runs whole and is timed on its build without the checks, which is what
 # runs after the session and in run mode: no launch outside a trial ever
-# runs the checks.  A trial whose checked run reads over 5% off its plain
-# one is counted in the session's debug line.
+# runs the checks.  A trial whose checked run lies over 5% outside its plain
+# runs is counted in the session's debug line, and the second such trial
+# lowers the kernel's checks a level (loops, entry, none).
 . "$(dirname "$0")/lib.sh"
 
 H="$GT_BUILD/tests/helpers"
@@ -58,7 +59,9 @@ check "  with the checks in its trial" grep -q '^copy checked ' "$TMP/within.lau
 FAKECUDA_MODULE_MS=0.2 FAKECUDA_WATCHED_MS=0.1 app tune skew --copies 16 >/dev/null
 is "$(row skew)" "ok 200.000" "a faster variant whose checked build reads half its time: timed on its plain build"
 is "$(found skew)" "maxrreg=32 200.00 us against 250.00 us, 1.25x" "  and wins with that time"
-check "  the skew counted" grep -q '; 1 trial ran over 5% off their time with the watchdog.s checks' "$TMP/skew.log"
+check "  the skew counted" grep -q '; 1 trial whose checked run lay over 5% outside its runs without the watchdog.s checks' \
+    "$TMP/skew.log"
+check "  one such trial lowers no checks" sh -c "! grep -q 'checks change its times' '$TMP/skew.log'"
 is "$(grep -c checked "$TMP/skew.launches")" 1 "  the checks ran once, in its trial"
 is "$(tail -n 15 "$TMP/skew.launches" | sort -u | tr '\n' ' ')" "copy kernel none copy module none " \
     "  the application's 15 launches after the session: the plain build, and the original under the guard"
@@ -66,5 +69,25 @@ FAKECUDA_MODULE_MS=0.2 app run run --copies 20 >/dev/null
 check "run mode runs the winner" grep -q "runs 'maxrreg=32'" "$TMP/run.log"
 is "$(grep -c '^copy module ' "$TMP/run.launches")" 20 "  from its plain build at every launch (the guard kept it)"
 is "$(grep -c checked "$TMP/run.launches")" 0 "  never with the checks"
+
+# Four variants whose checked builds read half their plain time, at two
+# signatures (grid 8, then 16): the second such trial lowers the kernel's
+# checks a level, for the session's builds made later and its later sessions.
+printf '[kernel "copy"]\nmaxrreg = default, 32, 40, 48, 64\n' >"$TMP/four.ini"
+(GPUTUNE_POLICY="$TMP/four.ini" FAKECUDA_MODULE_MS=0.2 FAKECUDA_WATCHED_MS=0.1 \
+    app tune distrust --graph --two-nodes --eager 3 --copies 5 >/dev/null)
+lowered() { # what the checks were lowered to, one line per session
+    sed -n "s/.* info: kernel copy: the watchdog's checks change its times ('maxrreg=40' ran 100.0 us with them, 200.0-200.0 us without; 2 trials over 5% outside their runs without checks), so their deadlines could stop a configuration for their own cost: its trials run \(.*\) from now on$/\1/p" "$TMP/distrust.log"
+}
+is "$(lowered | tr '\n' ';')" "with checks at block entry only;without checks;" \
+    "checked runs that disagree with their plain builds in two trials lower the checks, said once a level"
+check "  the second session starts where the first left them" \
+    grep -q "debug: kernel copy: trials run with checks at block entry only: an earlier session's checked runs" \
+    "$TMP/distrust.log"
+check "  and builds with entry checks" grep -q 'debug: kernel copy: watchdog (entry)' "$TMP/distrust.log"
+is "$(grep -c checked "$TMP/distrust.launches")" 4 \
+    "  checks ran in two trials a session: the builds made before they were lowered ran plain"
+is "$(row distrust | sort | uniq -c | tr -s ' ')" " 8 ok 200.000" "  every trial timed on its plain build"
+is "$(grep -c ' tuned in .* maxrreg=32 200.00 us against 250.00 us' "$TMP/distrust.log")" 2 "  both sessions find the winner"
 
 done_testing

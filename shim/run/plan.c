@@ -95,6 +95,7 @@ enum gt_rc gt_plan_new(struct gt_kernel *k, const char *shown, const struct gt_s
     pthread_mutex_init(&p->lock, NULL);
     p->k = k;
     p->sec = sec;
+    p->checks_max = GT_WATCHDOG_LOOPS;
     p->jit = (sec && sec->source) || (k->image && (k->image->nvrtc || k->image->ptx_arch));
     p->space = sec ? gt_policy_space(sec, &p->arch, p->jit ? 0 : GT_SPACE_NO_JIT, &d)
                    : gt_space_auto(&p->arch, p->jit, &d);

@@ -59,6 +59,9 @@ struct gt_plan {
     char device[128];
     int driver;
     int jit;                       /* it can be rebuilt (PTX or source) */
+    int checks_max;                /* the most of the watchdog's checks (enum gt_watchdog) its trials get:
+                                    * lowered where checked runs did not time as their plain builds
+                                    * (tune/trial.c); under lock */
     struct gt_recipe recipe;
     int recipe_state;              /* 0 not tried, 1 made, -1 failed (recipe_error) */
     char recipe_error[256];

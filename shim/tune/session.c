@@ -167,6 +167,14 @@ static void choose_watchdog(struct gt_session *s)
         gt_debug("kernel %s: trials run without the watchdog: %s", s->p->shown, why);
         s->watchdog = GT_WATCHDOG_OFF;
     }
+    pthread_mutex_lock(&s->p->lock);
+    int most = s->p->checks_max;
+    pthread_mutex_unlock(&s->p->lock);
+    if (s->watchdog > most) {
+        gt_debug("kernel %s: trials run %s: an earlier session's checked runs did not time as their plain builds",
+                 s->p->shown, most ? "with checks at block entry only" : "without checks");
+        s->watchdog = most;
+    }
 }
 
 /* A value that points into device-visible memory adds that allocation
@@ -490,6 +498,11 @@ static enum gt_trial_status trial(struct gt_session *s, struct gt_candidate *c, 
         if (!quiet)
             record(s, cfgtext, "invalid", -1, c->build_s, NULL);
         return GT_TRIAL_INVALID;
+    }
+    if (plain.module && built->watchdog > s->watchdog) { /* built before its checks were lowered */
+        gt_variant_unload(&v);
+        v = plain;
+        plain = (struct gt_variant){0};
     }
     struct gt_estimate est;
     const struct gt_estimate *e = !quiet && trials_file() ? estimate(s, c, &v, built, cfgtext, &est) : NULL;
@@ -970,8 +983,9 @@ int gt_session_tune(struct gt_plan *p, struct gt_handle *hd, const struct gt_cal
                 cut ? "; the process's tuning budget ran out before its trials were done, so it serves this run only "
                       "and a later run tunes it whole" : "");
         gt_debug("kernel %s: %.2f s waiting for builds, %.2f s running and checking trials, %.2f s in the snapshot; "
-                 "%ld trial%s ran over %.0f%% off their time with the watchdog's checks", p->shown, s.t_compile,
-                 trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s", GT_TRIAL_SKEW * 100);
+                 "%ld trial%s whose checked run lay over %.0f%% outside its runs without the watchdog's checks",
+                 p->shown, s.t_compile, trial_seconds(&s), snapshot_seconds(&s), s.skewed, s.skewed == 1 ? "" : "s",
+                 GT_TRIAL_SKEW * 100);
         long entry = -1;
         if (cut)
             entry = -1;

@@ -6,7 +6,10 @@
  * before each run: once under the watchdog, armed with a deadline of factor
  * x the best time so far; unless that was cut short, again from the same
  * code built without the watchdog's checks, its output checked against the
- * reference, then timed several times (median).  The session (session.c)
+ * reference, then timed several times (median).  Where checked runs do not
+ * time as their plain builds, the checks change the code they watch and
+ * their deadlines could stop a configuration for the checks' own cost: the
+ * kernel's trials give up a level of checks.  The session (session.c)
  * chooses the candidates and keeps the best. */
 #include "trial.h"
 #include "direct.h"
@@ -14,7 +17,6 @@
 #include "state.h"
 #include "watchdog.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,8 +135,9 @@ static void run_candidate(struct gt_session *s, const struct gt_candidate *c, st
 }
 
 /* Times a candidate that ran once and matched the reference: its median
- * over the repetitions, with what run mode adds to each launch of it. */
-static enum gt_trial_status time_candidate(struct gt_session *s, const char *cfgtext, double *us)
+ * over the repetitions, with what run mode adds to each launch of it, and
+ * the repetitions' range. */
+static enum gt_trial_status time_candidate(struct gt_session *s, const char *cfgtext, double *us, double range[2])
 {
     double t[64];
     CUresult r;
@@ -148,8 +151,36 @@ static enum gt_trial_status time_candidate(struct gt_session *s, const char *cfg
                  r != CUDA_SUCCESS ? gt_cu_error(r) : "no time was read");
         return GT_TRIAL_INVALID;
     }
+    range[0] = range[1] = t[0];
+    for (int i = 1; i < n; i++) {
+        range[0] = t[i] < range[0] ? t[i] : range[0];
+        range[1] = t[i] > range[1] ? t[i] : range[1];
+    }
     *us = gt_median(t, n) + mirror_cost(s);
     return GT_TRIAL_OK;
+}
+
+/* A checked run of `first` us outside the plain build's runs, widened by
+ * GT_TRIAL_SKEW.  The GT_TRIAL_DISTRUST-th such trial lowers the checks of
+ * this session's later builds and of the kernel's later sessions (loops,
+ * then block entry only, then none); builds made before run plain. */
+static void disagree(struct gt_session *s, const char *cfgtext, double first, const double range[2])
+{
+    static const char *const as[] = {"without checks", "with checks at block entry only"};
+    s->skewed++;
+    gt_debug("kernel %s: '%s' ran %.1f us with the watchdog's checks, %.1f-%.1f us without", s->p->shown, cfgtext,
+             first, range[0], range[1]);
+    if (++s->disagreed < GT_TRIAL_DISTRUST || s->watchdog == GT_WATCHDOG_OFF)
+        return;
+    s->disagreed = 0;
+    s->watchdog--;
+    pthread_mutex_lock(&s->p->lock);
+    s->p->checks_max = s->watchdog < s->p->checks_max ? s->watchdog : s->p->checks_max;
+    pthread_mutex_unlock(&s->p->lock);
+    gt_info("kernel %s: the watchdog's checks change its times ('%s' ran %.1f us with them, %.1f-%.1f us without; "
+            "%d trials over %.0f%% outside their runs without checks), so their deadlines could stop a "
+            "configuration for their own cost: its trials run %s from now on", s->p->shown, cfgtext, first,
+            range[0], range[1], GT_TRIAL_DISTRUST, GT_TRIAL_SKEW * 100, as[s->watchdog]);
 }
 
 /* Compares the last run's output with the reference: 0 when it matches,
@@ -223,11 +254,10 @@ enum gt_trial_status gt_trial_run(struct gt_session *s, const struct gt_candidat
         *outcome = differs > 0 ? "wrong" : "failed";
         return GT_TRIAL_INVALID;
     }
-    enum gt_trial_status st = time_candidate(s, cfgtext, us);
-    if (st == GT_TRIAL_OK && first > 0 && fabs(first / *us - 1) > GT_TRIAL_SKEW) {
-        s->skewed++;
-        gt_debug("kernel %s: '%s' ran %.1f us with the watchdog's checks, %.1f us without", s->p->shown, cfgtext,
-                 first, *us);
-    }
+    double range[2];
+    enum gt_trial_status st = time_candidate(s, cfgtext, us, range);
+    if (st == GT_TRIAL_OK && first > 0 &&
+        (first < range[0] * (1 - GT_TRIAL_SKEW) || first > range[1] * (1 + GT_TRIAL_SKEW)))
+        disagree(s, cfgtext, first, range);
     return st;
 }

@@ -14,7 +14,8 @@
 #include "variant.h"
 
 #define GT_SESSION_BEST 3   /* the best few candidates, measured again at the end */
-#define GT_TRIAL_SKEW 0.05  /* a first run with the watchdog's checks this far off the time without is noted */
+#define GT_TRIAL_SKEW 0.05  /* a run with the watchdog's checks this far beyond its plain runs' range disagrees */
+#define GT_TRIAL_DISTRUST 2 /* trials that disagree before the kernel's trials give up a level of checks */
 
 /* One configuration the strategy proposed, and its build. */
 struct gt_candidate {
@@ -47,7 +48,8 @@ struct gt_session {
     struct gt_geom geom;        /* and its geometry */
     long trials, invalid, verify_failures, aborted, estimates;
     char invalid_why[200];     /* why the first candidate that could not be tried could not */
-    long skewed;               /* trials whose run with the watchdog's checks read GT_TRIAL_SKEW off their time */
+    long skewed;               /* trials whose run with the watchdog's checks disagreed with their plain runs */
+    int disagreed;             /* of them, since the checks were last lowered */
     double base_us;            /* the original's time */
     struct gt_strategy *strategy;
     int launch_only;           /* configurations that rebuild the kernel could skip its work unseen */
