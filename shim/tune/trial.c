@@ -151,12 +151,9 @@ static enum gt_trial_status time_candidate(struct gt_session *s, const char *cfg
                  r != CUDA_SUCCESS ? gt_cu_error(r) : "no time was read");
         return GT_TRIAL_INVALID;
     }
-    range[0] = range[1] = t[0];
-    for (int i = 1; i < n; i++) {
-        range[0] = t[i] < range[0] ? t[i] : range[0];
-        range[1] = t[i] > range[1] ? t[i] : range[1];
-    }
-    *us = gt_median(t, n) + mirror_cost(s);
+    *us = gt_median(t, n) + mirror_cost(s); /* sorts t */
+    range[0] = t[0];
+    range[1] = t[n - 1];
     return GT_TRIAL_OK;
 }
 
