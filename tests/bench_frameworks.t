@@ -5,7 +5,8 @@
 # tuning reported and applied, kills a hung run together with its children, and reports failures,
 # skips and the shim's warnings, the ways of a round timing their groups in turns, the shim's ways but
 # off each with a group beside it with the shim suspended; --resume reads back what an earlier run of
-# it finished and runs the rest, and an interrupt kills the runs it started.
+# it finished and runs the rest, and an interrupt kills the runs it started; launch_cost and knob_cost
+# skip without PyTorch and refuse bad options and a missing library.
 # tests/scripts/fake_python plays the workloads.
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +17,7 @@ export PYTHONDONTWRITEBYTECODE=1
 check "the driver and every workload script compile" "$PY" -c '
 import sys
 for f in sys.argv[1:]:
-    compile(open(f).read(), f, "exec")' "$B/run" "$B/launch_cost" "$B"/*.py
+    compile(open(f).read(), f, "exec")' "$B/run" "$B/launch_cost" "$B/knob_cost" "$B"/*.py
 
 mkdir "$TMP/stubs"
 for m in numpy torch jax cupy triton; do
@@ -42,6 +43,18 @@ check "  naming it" grep -q -- "--cpu 100000: not a CPU this process may use" "$
 "$PY" "$B/launch_cost" --lib "$TMP/none.so" >"$TMP/lc.err" 2>&1
 is "$?" 2 "launch_cost, a library that is not there: exit status 2"
 check "  naming it" grep -q "$TMP/none.so is missing" "$TMP/lc.err"
+
+out=$(PYTHONPATH="$TMP/stubs" "$PY" "$B/knob_cost" --lib "$GT_PRELOAD" --rounds 1 2>&1)
+is "$?" 0 "knob_cost, PyTorch missing: exit status 0"
+is "$out" "SKIP torch is not importable: stubbed out" "  and one SKIP line saying so"
+"$PY" "$B/knob_cost" --force 'clamp' >"$TMP/kc.err" 2>&1
+is "$?" 2 "knob_cost --force without a configuration: a usage error"
+check "  saying what it takes" grep -q -- "--force takes 'GLOB CONFIG'" "$TMP/kc.err"
+"$PY" "$B/knob_cost" --groups 2 >/dev/null 2>&1
+is "$?" 2 "knob_cost --groups 2: a usage error"
+"$PY" "$B/knob_cost" --lib "$TMP/none.so" >"$TMP/kc.err" 2>&1
+is "$?" 2 "knob_cost, a library that is not there: exit status 2"
+check "  naming it" grep -q "$TMP/none.so is missing" "$TMP/kc.err"
 
 # Cell N (1 workload, 2 plain, 3 off, 4 run-empty, 5 its in-process ratio, 6 tune, 7 its in-process
 # ratio, 8 run-tuned, 9 its in-process ratio, 10 bitwise, 11 tuned sigs, 12 warm-up, 13 tune wall,
