@@ -172,7 +172,7 @@ static void choose_watchdog(struct gt_session *s)
     pthread_mutex_unlock(&s->p->lock);
     if (s->watchdog > most) {
         gt_debug("kernel %s: trials run %s: an earlier session's checked runs did not time as their plain builds",
-                 s->p->shown, most ? "with checks at block entry only" : "without checks");
+                 s->p->shown, gt_trial_checks_said(most));
         s->watchdog = most;
     }
 }

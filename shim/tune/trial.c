@@ -157,13 +157,17 @@ static enum gt_trial_status time_candidate(struct gt_session *s, const char *cfg
     return GT_TRIAL_OK;
 }
 
+const char *gt_trial_checks_said(int watchdog)
+{
+    return watchdog == GT_WATCHDOG_OFF ? "without checks" : "with checks at block entry only";
+}
+
 /* A checked run of `first` us outside the plain build's runs, widened by
  * GT_TRIAL_SKEW.  The GT_TRIAL_DISTRUST-th such trial lowers the checks of
  * this session's later builds and of the kernel's later sessions (loops,
  * then block entry only, then none); builds made before run plain. */
 static void disagree(struct gt_session *s, const char *cfgtext, double first, const double range[2])
 {
-    static const char *const as[] = {"without checks", "with checks at block entry only"};
     s->skewed++;
     gt_debug("kernel %s: '%s' ran %.1f us with the watchdog's checks, %.1f-%.1f us without", s->p->shown, cfgtext,
              first, range[0], range[1]);
@@ -177,7 +181,7 @@ static void disagree(struct gt_session *s, const char *cfgtext, double first, co
     gt_info("kernel %s: the watchdog's checks change its times ('%s' ran %.1f us with them, %.1f-%.1f us without; "
             "%d trials over %.0f%% outside their runs without checks), so their deadlines could stop a "
             "configuration for their own cost: its trials run %s from now on", s->p->shown, cfgtext, first,
-            range[0], range[1], GT_TRIAL_DISTRUST, GT_TRIAL_SKEW * 100, as[s->watchdog]);
+            range[0], range[1], GT_TRIAL_DISTRUST, GT_TRIAL_SKEW * 100, gt_trial_checks_said(s->watchdog));
 }
 
 /* Compares the last run's output with the reference: 0 when it matches,

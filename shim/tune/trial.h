@@ -88,5 +88,7 @@ int gt_trial_load(struct gt_session *s, const struct gt_candidate *c, const stru
 enum gt_trial_status gt_trial_run(struct gt_session *s, const struct gt_candidate *c, struct gt_variant *v,
                                   struct gt_variant *plain, const char *cfgtext, int quiet, const char **outcome,
                                   double *us);
+/* How trials run at a lowered level of checks (GT_WATCHDOG_ENTRY or _OFF), as the log says it. */
+const char *gt_trial_checks_said(int watchdog);
 
 #endif
